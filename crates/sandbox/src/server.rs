@@ -1,0 +1,146 @@
+//! Starting and stopping a sandbox: open storage, load the fixture and catalog,
+//! bind the listener, serve the auth and API routers until shut down.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::Router;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tower_http::limit::RequestBodyLimitLayer;
+use url::Url;
+
+use crate::auth::keys::{KeyError, SigningKeys};
+use crate::config::{Config, Storage};
+use crate::fixture::FixtureError;
+use crate::state::AppState;
+use crate::store::{Db, StoreError};
+
+/// Largest request body any endpoint accepts (forms, JSON, GraphQL documents).
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// Why a sandbox could not start. Each message names what to fix.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Fixture(#[from] FixtureError),
+    #[error("cannot create the data directory {path}: {source}")]
+    DataDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Keys(#[from] KeyError),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+}
+
+/// A running sandbox. Dropping it without [`Sandbox::shutdown`] stops serving too
+/// (the shutdown signal fires when the sender drops).
+#[derive(Debug)]
+pub struct Sandbox {
+    addr: SocketAddr,
+    url: Url,
+    shutdown: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl Sandbox {
+    /// Opens storage, loads the fixture and the catalog, binds `config.listen`
+    /// and starts serving. Returns once the listener accepts connections.
+    pub async fn start(config: Config) -> Result<Self, StartError> {
+        let fixture = crate::fixture::load(&config.fixture)?;
+        let (db, keys) = match &config.storage {
+            Storage::Data(dir) => {
+                std::fs::create_dir_all(dir).map_err(|source| StartError::DataDir {
+                    path: dir.clone(),
+                    source,
+                })?;
+                (Db::open_file(dir)?, SigningKeys::load_or_create(dir)?)
+            }
+            Storage::InMemory => (Db::open_in_memory()?, SigningKeys::generate()?),
+        };
+        crate::fixture::apply(&db, &fixture).await?;
+        crate::catalog::seed(&db, &fixture).await?;
+
+        let listener = TcpListener::bind(config.listen)
+            .await
+            .map_err(|source| StartError::Bind {
+                addr: config.listen,
+                source,
+            })?;
+        let addr = listener.local_addr().map_err(|source| StartError::Bind {
+            addr: config.listen,
+            source,
+        })?;
+        let issuer = format!("http://{addr}");
+        let url = Url::parse(&issuer).map_err(|_| StartError::Bind {
+            addr,
+            source: std::io::Error::other("listening address is not a valid URL"),
+        })?;
+
+        let state = AppState {
+            db,
+            keys: Arc::new(keys),
+            config: Arc::new(config),
+            issuer: issuer.into(),
+            demo_accounts: fixture.demo_accounts().into(),
+            login_limiter: Arc::default(),
+        };
+        let app = router(state);
+
+        let (tx, rx) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            let served = axum::serve(listener, app)
+                .with_graceful_shutdown(async {
+                    let _ = rx.await;
+                })
+                .await;
+            if let Err(e) = served {
+                tracing::error!(error = %e, "sandbox server stopped with an error");
+            }
+        });
+        tracing::info!(%addr, "sandbox started");
+        Ok(Self {
+            addr,
+            url,
+            shutdown: Some(tx),
+            task: Some(task),
+        })
+    }
+
+    /// The socket the sandbox listens on (with the real port when started on port 0).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://127.0.0.1:PORT`: both `{auth_url}` and `{base_url}` of the contract.
+    pub fn url(&self) -> &Url {
+        &self.url
+    }
+
+    /// Stops accepting connections, lets in-flight requests finish, and waits.
+    pub async fn shutdown(mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+fn router(state: AppState) -> Router {
+    Router::new()
+        .merge(crate::auth::router())
+        .merge(crate::api::router())
+        .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
+        .with_state(state)
+}

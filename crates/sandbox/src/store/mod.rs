@@ -1,0 +1,105 @@
+//! SQLite storage: the connection, its embedded migrations and the tables'
+//! access functions, one file per group of tables.
+//!
+//! The database is opened once per sandbox (a file under `--data` in WAL mode, or
+//! `:memory:`). All access goes through [`Db::call`], which runs a closure on a
+//! blocking thread with the one connection locked: every closure is therefore a
+//! serialized unit, and a closure that opens a transaction makes its state change
+//! atomic. No SQL lives outside this module.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use rusqlite::Connection;
+use rusqlite_migration::{M, Migrations};
+
+/// The embedded schema migrations, applied in order at start-up.
+fn migrations() -> Migrations<'static> {
+    Migrations::new(vec![
+        M::up(include_str!("../../migrations/0001_auth.sql")),
+        M::up(include_str!("../../migrations/0002_clinical.sql")),
+    ])
+}
+
+/// Failures of the store. Callers treat them as internal errors: none is caused
+/// by a client's input (validation happens before the store is asked).
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("database migration failed: {0}")]
+    Migration(#[from] rusqlite_migration::Error),
+    #[error("database worker stopped unexpectedly")]
+    Worker,
+}
+
+/// A handle on the sandbox's database, cheap to clone.
+#[derive(Clone)]
+pub struct Db {
+    conn: Arc<Mutex<Connection>>,
+}
+
+impl std::fmt::Debug for Db {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Db").finish_non_exhaustive()
+    }
+}
+
+impl Db {
+    /// Opens (creating if needed) `dir/sandbox.db` in WAL mode and migrates it.
+    pub fn open_file(dir: &Path) -> Result<Self, StoreError> {
+        let mut conn = Connection::open(dir.join("sandbox.db"))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        Self::prepare(&mut conn)?;
+        Ok(Self::wrap(conn))
+    }
+
+    /// Opens a fresh in-memory database and migrates it.
+    pub fn open_in_memory() -> Result<Self, StoreError> {
+        let mut conn = Connection::open_in_memory()?;
+        Self::prepare(&mut conn)?;
+        Ok(Self::wrap(conn))
+    }
+
+    fn prepare(conn: &mut Connection) -> Result<(), StoreError> {
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        migrations().to_latest(conn)?;
+        Ok(())
+    }
+
+    fn wrap(conn: Connection) -> Self {
+        Self {
+            conn: Arc::new(Mutex::new(conn)),
+        }
+    }
+
+    /// Runs `f` with exclusive use of the connection on a blocking thread.
+    pub async fn call<F, R>(&self, f: F) -> Result<R, StoreError>
+    where
+        F: FnOnce(&mut Connection) -> Result<R, StoreError> + Send + 'static,
+        R: Send + 'static,
+    {
+        let conn = Arc::clone(&self.conn);
+        tokio::task::spawn_blocking(move || {
+            // A poisoned lock means a closure panicked mid-way; SQLite rolled back
+            // any open transaction when its guard dropped, so the connection is
+            // still consistent and safe to reuse.
+            let mut guard = conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            f(&mut guard)
+        })
+        .await
+        .map_err(|_| StoreError::Worker)?
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrations_are_valid() {
+        assert!(migrations().validate().is_ok());
+    }
+}
