@@ -1,0 +1,755 @@
+//! The typed GraphQL API: [`Api`] has one async fn per operation of the network
+//! (queries and mutations), built on the compile-time-checked documents in
+//! [`ops`] and returning the domain types of [`types`].
+//!
+//! Here too: the transport (bearer token, one `tracing` span per operation with
+//! its name, duration and outcome — never variables or results), the mapping of
+//! every refusal shape to [`ClientError`], the retry policy (backoff on network or
+//! server trouble only for reads and for creates that carry an `externalId`), and
+//! the machine-token rule (after `INVALID_AUTHORIZATION_HEADER`, one forced renewal
+//! and one retry). Token acquisition itself lives in `token` and `session`.
+
+mod ops;
+pub mod types;
+
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use graphql_client::GraphQLQuery;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tracing::Instrument;
+use url::Url;
+
+use crate::error::ClientError;
+use crate::secret::Secret;
+use crate::token::MachineTokens;
+use types::*;
+
+/// How many times a safe operation is tried on network or server trouble.
+const MAX_ATTEMPTS: u32 = 3;
+/// The page size the `all_*` helpers ask for (the server's maximum).
+const ALL_PAGE_SIZE: u32 = 100;
+
+/// Whether an operation may be sent again after network or server trouble.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Retry {
+    /// Reads, and creates with an `externalId` (the server returns the first record).
+    Safe,
+    /// Everything else: a second try could act twice.
+    Never,
+}
+
+impl Retry {
+    fn create(external_id: Option<&String>) -> Self {
+        if external_id.is_some() {
+            Self::Safe
+        } else {
+            Self::Never
+        }
+    }
+}
+
+/// Which token goes in the `Authorization` header.
+#[derive(Debug, Clone)]
+enum Auth {
+    Bearer(Secret),
+    Machine(MachineTokens),
+    None,
+}
+
+/// The network's GraphQL API as one caller (a signed-in user or a backend) sees
+/// it. Cheap to clone; clones share the HTTP connection pool and machine tokens.
+#[derive(Debug, Clone)]
+pub struct Api {
+    http: reqwest::Client,
+    endpoint: Url,
+    auth: Auth,
+}
+
+impl Api {
+    pub(crate) fn bearer(http: reqwest::Client, endpoint: Url, token: Secret) -> Self {
+        Self {
+            http,
+            endpoint,
+            auth: Auth::Bearer(token),
+        }
+    }
+
+    pub(crate) fn machine(http: reqwest::Client, endpoint: Url, tokens: MachineTokens) -> Self {
+        Self {
+            http,
+            endpoint,
+            auth: Auth::Machine(tokens),
+        }
+    }
+
+    pub(crate) fn anonymous(http: reqwest::Client, endpoint: Url) -> Self {
+        Self {
+            http,
+            endpoint,
+            auth: Auth::None,
+        }
+    }
+
+    /// `{ ping }`: tests the token; touches no records.
+    pub async fn ping(&self) -> Result<String, ClientError> {
+        let data = self
+            .execute::<ops::Ping>("ping", ops::ping::Variables, Retry::Safe)
+            .await?;
+        Ok(data.ping)
+    }
+
+    /// Who the token acts for: user or machine, role, permissions, organization.
+    pub async fn me(&self) -> Result<Me, ClientError> {
+        let data = self
+            .execute::<ops::WhoAmI>("me", ops::who_am_i::Variables, Retry::Safe)
+            .await?;
+        convert(data.me)
+    }
+
+    /// One page of patients.
+    pub async fn patients(
+        &self,
+        filter: &PatientFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Patient>, ClientError> {
+        let variables = ops::list_patients::Variables {
+            filter: Some(convert(filter)?),
+            after: page.after.clone(),
+            first: page.first.map(i64::from),
+        };
+        let data = self
+            .execute::<ops::ListPatients>("patients", variables, Retry::Safe)
+            .await?;
+        page_of(data.patients)
+    }
+
+    /// Every patient matching `filter`, page after page.
+    pub async fn all_patients(&self, filter: &PatientFilter) -> Result<Vec<Patient>, ClientError> {
+        all_pages(|page| async move { self.patients(filter, &page).await }).await
+    }
+
+    /// A patient by id; [`ClientError::NotFound`] when this organization has none.
+    pub async fn patient(&self, id: &str) -> Result<Patient, ClientError> {
+        let variables = ops::get_patient::Variables { id: id.to_owned() };
+        let data = self
+            .execute::<ops::GetPatient>("patient", variables, Retry::Safe)
+            .await?;
+        found(data.patient, "patient")
+    }
+
+    /// One page of prescriptions.
+    pub async fn prescriptions(
+        &self,
+        filter: &PrescriptionFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Prescription>, ClientError> {
+        let variables = ops::list_prescriptions::Variables {
+            filter: Some(convert(filter)?),
+            after: page.after.clone(),
+            first: page.first.map(i64::from),
+        };
+        let data = self
+            .execute::<ops::ListPrescriptions>("prescriptions", variables, Retry::Safe)
+            .await?;
+        page_of(data.prescriptions)
+    }
+
+    /// Every prescription matching `filter`, page after page.
+    pub async fn all_prescriptions(
+        &self,
+        filter: &PrescriptionFilter,
+    ) -> Result<Vec<Prescription>, ClientError> {
+        all_pages(|page| async move { self.prescriptions(filter, &page).await }).await
+    }
+
+    /// A prescription by id; [`ClientError::NotFound`] when this organization has none.
+    pub async fn prescription(&self, id: &str) -> Result<Prescription, ClientError> {
+        let variables = ops::get_prescription::Variables { id: id.to_owned() };
+        let data = self
+            .execute::<ops::GetPrescription>("prescription", variables, Retry::Safe)
+            .await?;
+        found(data.prescription, "prescription")
+    }
+
+    /// One page of orders.
+    pub async fn orders(
+        &self,
+        filter: &OrderFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Order>, ClientError> {
+        let variables = ops::list_orders::Variables {
+            filter: Some(convert(filter)?),
+            after: page.after.clone(),
+            first: page.first.map(i64::from),
+        };
+        let data = self
+            .execute::<ops::ListOrders>("orders", variables, Retry::Safe)
+            .await?;
+        page_of(data.orders)
+    }
+
+    /// Every order matching `filter`, page after page.
+    pub async fn all_orders(&self, filter: &OrderFilter) -> Result<Vec<Order>, ClientError> {
+        all_pages(|page| async move { self.orders(filter, &page).await }).await
+    }
+
+    /// An order by id; [`ClientError::NotFound`] when this organization has none.
+    pub async fn order(&self, id: &str) -> Result<Order, ClientError> {
+        let variables = ops::get_order::Variables { id: id.to_owned() };
+        let data = self
+            .execute::<ops::GetOrder>("order", variables, Retry::Safe)
+            .await?;
+        found(data.order, "order")
+    }
+
+    /// Catalog medications whose name matches `name` (case-insensitive).
+    pub async fn medications(
+        &self,
+        name: &str,
+        first: Option<u32>,
+    ) -> Result<Vec<Medication>, ClientError> {
+        let variables = ops::search_medications::Variables {
+            filter: Some(ops::search_medications::MedicationFilter {
+                name: Some(name.to_owned()),
+            }),
+            first: first.map(i64::from),
+        };
+        let data = self
+            .execute::<ops::SearchMedications>("medications", variables, Retry::Safe)
+            .await?;
+        convert(data.medications)
+    }
+
+    /// Pharmacies whose name contains `name` (all when `None`).
+    pub async fn pharmacies(
+        &self,
+        name: Option<&str>,
+        first: Option<u32>,
+    ) -> Result<Vec<Pharmacy>, ClientError> {
+        let variables = ops::search_pharmacies::Variables {
+            name: name.map(str::to_owned),
+            first: first.map(i64::from),
+        };
+        let data = self
+            .execute::<ops::SearchPharmacies>("pharmacies", variables, Retry::Safe)
+            .await?;
+        convert(data.pharmacies)
+    }
+
+    /// Adds a patient (`write:patient`). With an `external_id` already used in the
+    /// organization, the existing patient comes back and nothing is created.
+    pub async fn create_patient(&self, patient: &NewPatient) -> Result<Patient, ClientError> {
+        let variables = ops::create_patient::Variables {
+            input: convert(patient)?,
+        };
+        let retry = Retry::create(patient.external_id.as_ref());
+        let data = self
+            .execute::<ops::CreatePatient>("createPatient", variables, retry)
+            .await?;
+        outcome(data.create_patient)
+    }
+
+    /// Changes the fields given (`write:patient`).
+    pub async fn update_patient(
+        &self,
+        id: &str,
+        changes: &PatientChanges,
+    ) -> Result<Patient, ClientError> {
+        let variables = ops::update_patient::Variables {
+            id: id.to_owned(),
+            input: convert(changes)?,
+        };
+        let data = self
+            .execute::<ops::UpdatePatient>("updatePatient", variables, Retry::Never)
+            .await?;
+        outcome(data.update_patient)
+    }
+
+    /// Drafts a prescription (`read:prescription`); state `DRAFT`.
+    pub async fn create_prescription(
+        &self,
+        prescription: &NewPrescription,
+    ) -> Result<Prescription, ClientError> {
+        let variables = ops::create_prescription::Variables {
+            input: convert(prescription)?,
+        };
+        let retry = Retry::create(prescription.external_id.as_ref());
+        let data = self
+            .execute::<ops::CreatePrescription>("createPrescription", variables, retry)
+            .await?;
+        outcome(data.create_prescription)
+    }
+
+    /// Signs a draft (`write:prescription`, user tokens of prescribers only).
+    pub async fn sign_prescription(&self, id: &str) -> Result<Prescription, ClientError> {
+        let variables = ops::sign_prescription::Variables { id: id.to_owned() };
+        let data = self
+            .execute::<ops::SignPrescription>("signPrescription", variables, Retry::Never)
+            .await?;
+        outcome(data.sign_prescription)
+    }
+
+    /// Signs several drafts in one request: one result per id, in the order given.
+    pub async fn sign_prescriptions(
+        &self,
+        ids: &[String],
+    ) -> Result<Vec<Result<Prescription, ClientError>>, ClientError> {
+        let variables = ops::sign_prescriptions::Variables { ids: ids.to_vec() };
+        let data = self
+            .execute::<ops::SignPrescriptions>("signPrescriptions", variables, Retry::Never)
+            .await?;
+        Ok(data.sign_prescriptions.into_iter().map(outcome).collect())
+    }
+
+    /// Cancels a prescription (`read:prescription` for a draft, `write:prescription` once signed).
+    pub async fn cancel_prescription(&self, id: &str) -> Result<Prescription, ClientError> {
+        let variables = ops::cancel_prescription::Variables { id: id.to_owned() };
+        let data = self
+            .execute::<ops::CancelPrescription>("cancelPrescription", variables, Retry::Never)
+            .await?;
+        outcome(data.cancel_prescription)
+    }
+
+    /// Drafts an order from prescriptions (`read:order`); state `DRAFT`.
+    pub async fn create_order(&self, order: &NewOrder) -> Result<Order, ClientError> {
+        let variables = ops::create_order::Variables {
+            input: ops::create_order::CreateOrderInput {
+                external_id: order.external_id.clone(),
+                patient_id: order.patient_id.clone(),
+                fills: order
+                    .prescription_ids
+                    .iter()
+                    .map(|id| ops::create_order::FillInput {
+                        prescription_id: id.clone(),
+                    })
+                    .collect(),
+                pharmacy_id: order.pharmacy_id.clone(),
+                address: order.address.as_ref().map(convert).transpose()?,
+            },
+        };
+        let retry = Retry::create(order.external_id.as_ref());
+        let data = self
+            .execute::<ops::CreateOrder>("createOrder", variables, retry)
+            .await?;
+        outcome(data.create_order)
+    }
+
+    /// Sends a draft order (`write:order`; every prescription on it signed).
+    pub async fn send_order(&self, id: &str) -> Result<Order, ClientError> {
+        let variables = ops::send_order::Variables { id: id.to_owned() };
+        let data = self
+            .execute::<ops::SendOrder>("sendOrder", variables, Retry::Never)
+            .await?;
+        outcome(data.send_order)
+    }
+
+    /// Cancels an order (`read:order` for a draft, `write:order` once sent).
+    pub async fn cancel_order(&self, id: &str) -> Result<Order, ClientError> {
+        let variables = ops::cancel_order::Variables { id: id.to_owned() };
+        let data = self
+            .execute::<ops::CancelOrder>("cancelOrder", variables, Retry::Never)
+            .await?;
+        outcome(data.cancel_order)
+    }
+
+    /// Sends one operation under its span, with the retry policy.
+    async fn execute<Q: GraphQLQuery>(
+        &self,
+        op: &'static str,
+        variables: Q::Variables,
+        retry: Retry,
+    ) -> Result<Q::ResponseData, ClientError> {
+        let body = serde_json::to_vec(&Q::build_query(variables))
+            .map_err(|e| ClientError::protocol(format!("cannot encode {op}: {e}")))?;
+        let span = tracing::info_span!(
+            "rxdesk.op",
+            op,
+            outcome = tracing::field::Empty,
+            attempts = tracing::field::Empty,
+            duration_ms = tracing::field::Empty,
+        );
+        let started = Instant::now();
+        let (result, attempts) = self
+            .with_retries::<Q::ResponseData>(&body, retry)
+            .instrument(span.clone())
+            .await;
+        let outcome = match &result {
+            Ok(_) => "ok",
+            Err(e) => e.kind(),
+        };
+        let duration_ms = started.elapsed().as_millis() as u64;
+        span.record("outcome", outcome);
+        span.record("attempts", attempts);
+        span.record("duration_ms", duration_ms);
+        span.in_scope(|| tracing::info!(op, outcome, attempts, duration_ms, "operation finished"));
+        result
+    }
+
+    async fn with_retries<D: DeserializeOwned>(
+        &self,
+        body: &[u8],
+        retry: Retry,
+    ) -> (Result<D, ClientError>, u32) {
+        let mut attempt = 1;
+        loop {
+            let result = self.authorized_attempt(body).await;
+            match result {
+                Err(e) if e.is_transient() && retry == Retry::Safe && attempt < MAX_ATTEMPTS => {
+                    tracing::debug!(attempt, error = e.kind(), "retrying after trouble");
+                    tokio::time::sleep(backoff(attempt)).await;
+                    attempt += 1;
+                }
+                other => return (other, attempt),
+            }
+        }
+    }
+
+    async fn authorized_attempt<D: DeserializeOwned>(&self, body: &[u8]) -> Result<D, ClientError> {
+        match &self.auth {
+            Auth::Bearer(token) => self.attempt(Some(token), body).await,
+            Auth::None => self.attempt(None, body).await,
+            Auth::Machine(tokens) => {
+                let token = tokens.token().await?;
+                match self.attempt(Some(&token), body).await {
+                    Err(ClientError::SignedOut { code, .. })
+                        if code == "INVALID_AUTHORIZATION_HEADER" =>
+                    {
+                        tracing::info!("machine token rejected; renewing once");
+                        let renewed = tokens.renew_rejected(&token).await?;
+                        self.attempt(Some(&renewed), body).await
+                    }
+                    other => other,
+                }
+            }
+        }
+    }
+
+    async fn attempt<D: DeserializeOwned>(
+        &self,
+        token: Option<&Secret>,
+        body: &[u8],
+    ) -> Result<D, ClientError> {
+        let mut request = self
+            .http
+            .post(self.endpoint.clone())
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body.to_vec());
+        if let Some(token) = token {
+            request = request.bearer_auth(token.expose());
+        }
+        let response = request.send().await.map_err(ClientError::from_reqwest)?;
+        let status = response.status().as_u16();
+        let bytes = response.bytes().await.map_err(ClientError::from_reqwest)?;
+        decode_response(status, &bytes)
+    }
+}
+
+/// A GraphQL response: `data`, or a top-level `errors` array.
+#[derive(serde::Deserialize)]
+struct RawResponse {
+    data: Option<Value>,
+    errors: Option<Vec<RawError>>,
+}
+
+#[derive(serde::Deserialize)]
+struct RawError {
+    message: String,
+    #[serde(default)]
+    extensions: serde_json::Map<String, Value>,
+}
+
+/// Maps an HTTP answer of the GraphQL endpoint to data or an error.
+fn decode_response<D: DeserializeOwned>(status: u16, body: &[u8]) -> Result<D, ClientError> {
+    let raw: RawResponse = match serde_json::from_slice(body) {
+        Ok(raw) => raw,
+        Err(_) if status >= 500 => {
+            return Err(ClientError::Server {
+                status: Some(status),
+                message: "the API failed".to_owned(),
+            });
+        }
+        Err(_) if status == 401 => {
+            return Err(ClientError::SignedOut {
+                code: "HTTP_401".to_owned(),
+                message: "the API did not accept the token".to_owned(),
+            });
+        }
+        Err(e) => {
+            return Err(ClientError::protocol(format!(
+                "HTTP {status}, body is not a GraphQL response: {e}"
+            )));
+        }
+    };
+    if let Some(first) = raw.errors.as_ref().and_then(|errors| errors.first()) {
+        return Err(top_level_error(status, first));
+    }
+    if status >= 500 {
+        return Err(ClientError::Server {
+            status: Some(status),
+            message: "the API failed".to_owned(),
+        });
+    }
+    let data = raw
+        .data
+        .ok_or_else(|| ClientError::protocol(format!("HTTP {status} with neither data nor errors")))?;
+    serde_json::from_value(data)
+        .map_err(|e| ClientError::protocol(format!("data does not match the operation: {e}")))
+}
+
+/// A top-level GraphQL error mapped by its `extensions.code`.
+fn top_level_error(status: u16, error: &RawError) -> ClientError {
+    let text = |key: &str| {
+        error
+            .extensions
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let code = text("code").unwrap_or_default();
+    let message = error.message.clone();
+    match code.as_str() {
+        "EMPTY_AUTHORIZATION_HEADER" | "INVALID_AUTHORIZATION_HEADER" | "UNAUTHENTICATED" => {
+            ClientError::SignedOut { code, message }
+        }
+        _ if status == 401 => ClientError::SignedOut {
+            code: if code.is_empty() { "HTTP_401".into() } else { code },
+            message,
+        },
+        "NOT_FOUND" => ClientError::NotFound { message },
+        "INVALID_INPUT" | "BAD_USER_INPUT" => ClientError::Invalid {
+            code,
+            message,
+            field: text("field"),
+        },
+        "FORBIDDEN" | "UNAUTHORIZED" | "PRESCRIPTION_SIGNING_UNAUTHORIZED" => ClientError::Refused {
+            code,
+            message,
+            required_permission: text("requiredPermission"),
+        },
+        _ if (400..500).contains(&status) => ClientError::Protocol {
+            message: format!("HTTP {status}: {message}"),
+        },
+        _ => ClientError::Server {
+            status: Some(status),
+            message,
+        },
+    }
+}
+
+/// The `UnauthorizedError`/`ValidationError` members of a mutation's result union.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ErrorMember {
+    code: String,
+    message: String,
+    required_permission: Option<String>,
+    field: Option<String>,
+}
+
+/// A mutation's result union: the record, or the refusal/rejection as an error.
+fn outcome<T: DeserializeOwned>(result: impl Serialize) -> Result<T, ClientError> {
+    let value = serde_json::to_value(result)
+        .map_err(|e| ClientError::protocol(format!("cannot read a mutation result: {e}")))?;
+    let member = || {
+        serde_json::from_value::<ErrorMember>(value.clone())
+            .map_err(|e| ClientError::protocol(format!("malformed error member: {e}")))
+    };
+    match value.get("__typename").and_then(Value::as_str) {
+        Some("UnauthorizedError") => {
+            let m = member()?;
+            Err(ClientError::Refused {
+                code: m.code,
+                message: m.message,
+                required_permission: m.required_permission,
+            })
+        }
+        Some("ValidationError") => {
+            let m = member()?;
+            if m.code == "NOT_FOUND" {
+                Err(ClientError::NotFound { message: m.message })
+            } else {
+                Err(ClientError::Invalid {
+                    code: m.code,
+                    message: m.message,
+                    field: m.field,
+                })
+            }
+        }
+        _ => convert(value),
+    }
+}
+
+/// A generated type into its domain twin (same GraphQL field names), or back.
+fn convert<T: DeserializeOwned>(value: impl Serialize) -> Result<T, ClientError> {
+    serde_json::to_value(value)
+        .and_then(serde_json::from_value)
+        .map_err(|e| ClientError::protocol(format!("unexpected shape: {e}")))
+}
+
+fn found<T: DeserializeOwned>(value: Option<impl Serialize>, what: &str) -> Result<T, ClientError> {
+    match value {
+        Some(v) => convert(v),
+        None => Err(ClientError::NotFound {
+            message: format!("no such {what} in this organization"),
+        }),
+    }
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Connection<T> {
+    nodes: Vec<T>,
+    page_info: PageInfo,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PageInfo {
+    has_next_page: bool,
+    end_cursor: Option<String>,
+}
+
+fn page_of<T: DeserializeOwned>(connection: impl Serialize) -> Result<Page<T>, ClientError> {
+    let c: Connection<T> = convert(connection)?;
+    Ok(Page {
+        items: c.nodes,
+        next_cursor: if c.page_info.has_next_page {
+            c.page_info.end_cursor
+        } else {
+            None
+        },
+    })
+}
+
+/// Fetches page after page until the last one.
+async fn all_pages<T, F, Fut>(mut fetch: F) -> Result<Vec<T>, ClientError>
+where
+    F: FnMut(PageRequest) -> Fut,
+    Fut: Future<Output = Result<Page<T>, ClientError>>,
+{
+    let mut items = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let page = fetch(PageRequest {
+            after: after.clone(),
+            first: Some(ALL_PAGE_SIZE),
+        })
+        .await?;
+        items.extend(page.items);
+        match page.next_cursor {
+            Some(next) if Some(&next) == after.as_ref() => {
+                return Err(ClientError::protocol("the server returned the same cursor twice"));
+            }
+            Some(next) => after = Some(next),
+            None => return Ok(items),
+        }
+    }
+}
+
+/// 200 ms, 400 ms, 800 ms, …
+fn backoff(attempt: u32) -> Duration {
+    Duration::from_millis(200u64 << attempt.saturating_sub(1).min(5))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn empty_authorization_header_means_signed_out() {
+        let body = json!({"errors":[{"message":"Authentication token is not present","extensions":{"code":"EMPTY_AUTHORIZATION_HEADER"}}]});
+
+        let e = decode_response::<Value>(401, body.to_string().as_bytes()).unwrap_err();
+
+        assert_eq!(
+            e,
+            ClientError::SignedOut {
+                code: "EMPTY_AUTHORIZATION_HEADER".into(),
+                message: "Authentication token is not present".into()
+            }
+        );
+    }
+
+    #[test]
+    fn unauthorized_error_member_is_refused_with_permission() {
+        let member = json!({"__typename":"UnauthorizedError","code":"PRESCRIPTION_SIGNING_UNAUTHORIZED","message":"not authorized to sign prescriptions","requiredPermission":"write:prescription"});
+
+        let e = outcome::<Prescription>(member).unwrap_err();
+
+        assert_eq!(
+            e,
+            ClientError::Refused {
+                code: "PRESCRIPTION_SIGNING_UNAUTHORIZED".into(),
+                message: "not authorized to sign prescriptions".into(),
+                required_permission: Some("write:prescription".into()),
+            }
+        );
+    }
+
+    #[test]
+    fn validation_error_member_is_invalid_with_field() {
+        let member = json!({"__typename":"ValidationError","code":"INVALID_INPUT","message":"not a date","field":"dateOfBirth"});
+
+        let e = outcome::<Patient>(member).unwrap_err();
+
+        assert!(
+            matches!(e, ClientError::Invalid { field: Some(f), .. } if f == "dateOfBirth")
+        );
+    }
+
+    #[test]
+    fn not_found_validation_error_is_not_found() {
+        let member = json!({"__typename":"ValidationError","code":"NOT_FOUND","message":"no such prescription","field":"id"});
+
+        let e = outcome::<Prescription>(member).unwrap_err();
+
+        assert!(matches!(e, ClientError::NotFound { .. }));
+    }
+
+    #[test]
+    fn a_server_failure_without_json_is_server_trouble() {
+        let e = decode_response::<Value>(502, b"Bad Gateway").unwrap_err();
+
+        assert!(e.is_transient());
+    }
+
+    #[test]
+    fn data_of_the_wrong_shape_is_a_protocol_error() {
+        let e = decode_response::<ops::ping::ResponseData>(200, br#"{"data":{"ping":3}}"#)
+            .unwrap_err();
+
+        assert!(matches!(e, ClientError::Protocol { .. }));
+    }
+
+    #[test]
+    fn backoff_doubles() {
+        assert_eq!(backoff(1), Duration::from_millis(200));
+        assert_eq!(backoff(2), Duration::from_millis(400));
+    }
+
+    #[tokio::test]
+    async fn all_pages_follows_cursors_to_the_end() {
+        let pages = |req: PageRequest| async move {
+            Ok(match req.after.as_deref() {
+                None => Page {
+                    items: vec![1, 2],
+                    next_cursor: Some("a".into()),
+                },
+                Some("a") => Page {
+                    items: vec![3],
+                    next_cursor: None,
+                },
+                Some(_) => unreachable!(),
+            })
+        };
+
+        let all = all_pages(pages).await.unwrap();
+
+        assert_eq!(all, vec![1, 2, 3]);
+    }
+}

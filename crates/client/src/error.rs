@@ -1,0 +1,141 @@
+//! [`ClientError`]: the one error of every call to the network after sign-in
+//! (API operations, token renewal, machine tokens, revocation), with variants a
+//! caller can act on, and the retry policy that goes with them.
+//!
+//! Browser sign-in has its own [`SignInError`](crate::SignInError): it is another
+//! boundary (a person in a browser, a local listener) whose outcomes — denied,
+//! timed out, cancelled — mean nothing for an API call; it wraps a
+//! `ClientError` for the parts they share. Messages carry what the server said
+//! and what we saw, never a token or a patient field.
+
+/// What went wrong talking to the network, in terms a caller can act on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClientError {
+    /// The token is missing, invalid or expired (or renewal failed): sign in again.
+    /// `code` is the server's (`EMPTY_AUTHORIZATION_HEADER`, `INVALID_AUTHORIZATION_HEADER`,
+    /// `invalid_grant`, …).
+    #[error("signed out ({code}): {message}")]
+    SignedOut { code: String, message: String },
+    /// The token is valid but lacks a permission (`UnauthorizedError`). Retrying
+    /// with the same token gives the same answer, so it is never retried.
+    #[error("refused ({code}): {message}")]
+    Refused {
+        code: String,
+        message: String,
+        required_permission: Option<String>,
+    },
+    /// The input was rejected (`ValidationError`); `field` names the input field when known.
+    #[error("invalid input ({code}{}): {message}", field.as_deref().map(|f| format!(", field {f}")).unwrap_or_default())]
+    Invalid {
+        code: String,
+        message: String,
+        field: Option<String>,
+    },
+    /// No such record in this organization.
+    #[error("not found: {message}")]
+    NotFound { message: String },
+    /// The network could not be reached or the connection broke.
+    #[error("network trouble: {message}")]
+    Network { message: String },
+    /// The server failed (5xx or an error it reported about itself).
+    #[error("server trouble{}: {message}", status.map(|s| format!(" (HTTP {s})")).unwrap_or_default())]
+    Server {
+        status: Option<u16>,
+        message: String,
+    },
+    /// An answer we cannot understand.
+    #[error("unexpected answer from the network: {message}")]
+    Protocol { message: String },
+}
+
+impl ClientError {
+    /// Network and server trouble may go away on a second try; nothing else will.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, Self::Network { .. } | Self::Server { .. })
+    }
+
+    /// A short name for logs (`signed_out`, `refused`, …).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::SignedOut { .. } => "signed_out",
+            Self::Refused { .. } => "refused",
+            Self::Invalid { .. } => "invalid",
+            Self::NotFound { .. } => "not_found",
+            Self::Network { .. } => "network",
+            Self::Server { .. } => "server",
+            Self::Protocol { .. } => "protocol",
+        }
+    }
+
+    /// Maps a transport failure, stripped of its URL.
+    pub(crate) fn from_reqwest(e: reqwest::Error) -> Self {
+        let e = e.without_url();
+        if e.is_decode() {
+            Self::Protocol {
+                message: e.to_string(),
+            }
+        } else if let Some(status) = e.status() {
+            Self::Server {
+                status: Some(status.as_u16()),
+                message: e.to_string(),
+            }
+        } else {
+            Self::Network {
+                message: error_chain(&e),
+            }
+        }
+    }
+
+    pub(crate) fn protocol(message: impl Into<String>) -> Self {
+        Self::Protocol {
+            message: message.into(),
+        }
+    }
+}
+
+/// `e` and its sources on one line ("error sending request: connection refused").
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        source = s.source();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_network_and_server_trouble_is_transient() {
+        let server = ClientError::Server {
+            status: Some(503),
+            message: "down".into(),
+        };
+        let refused = ClientError::Refused {
+            code: "X".into(),
+            message: "no".into(),
+            required_permission: None,
+        };
+
+        assert!(server.is_transient());
+        assert!(!refused.is_transient());
+    }
+
+    #[test]
+    fn invalid_names_the_field() {
+        let e = ClientError::Invalid {
+            code: "INVALID_INPUT".into(),
+            message: "must be a date".into(),
+            field: Some("dateOfBirth".into()),
+        };
+
+        assert_eq!(
+            e.to_string(),
+            "invalid input (INVALID_INPUT, field dateOfBirth): must be a date"
+        );
+    }
+}

@@ -1,0 +1,140 @@
+//! `rxdesk-client`: everything about talking to a prescribing network that
+//! honours `shared/service-contract.md` (the local sandbox is one). No UI and no
+//! Tauri here; the desktop app and backends stand on it.
+//!
+//! # Contents
+//!
+//! | item | what it is |
+//! | --- | --- |
+//! | [`Environment`], [`BackendCredentials`] | which network: auth server, API, audience, client id; TOML or `RXDESK_*` variables; a public client never holds a secret |
+//! | [`Client`] | the entry point: one per environment, shares one HTTP client |
+//! | [`Client::sign_in`] → [`SignIn`] → [`PendingSignIn`] → [`Session`] | browser sign-in: PKCE, loopback listener, [`UrlOpener`], cancel ([`CancelHandle`]), timeout; errors in [`SignInError`] |
+//! | [`Session`], [`Client::renew`], [`Client::sign_out`] | the user's token, expiry, permissions, user, organization; renewal by refresh token (rotation); revocation ([`SignOutReport`]) |
+//! | [`MachineTokens`], [`Client::machine_api`] | client-credentials tokens, cached and shared, one request in flight |
+//! | [`Api`] | every GraphQL operation as a typed async fn; domain types in [`types`] |
+//! | [`ClientError`] | the one error of network calls: signed out, refused, invalid, not found, network, server, protocol |
+//! | [`sync`] | the CSV patient/prescription/order sync behind `examples/backend_sync.rs` |
+//! | [`Secret`] | tokens and secrets: redacted when printed, zeroized on drop |
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use rxdesk_client::{Client, Environment};
+//! let client = Client::new(Environment::from_env()?)?;
+//! let pending = client.sign_in().start().await?;
+//! println!("Waiting for your browser… {}", pending.authorize_url());
+//! let session = pending.finish().await?;
+//! let patients = client.api(&session).all_patients(&Default::default()).await?;
+//! # let _ = patients; Ok(()) }
+//! ```
+//!
+//! Logs go through `tracing`: one span per operation with its name, duration and
+//! outcome; never a token, secret, code, verifier or patient field.
+
+pub mod api;
+mod environment;
+mod error;
+mod secret;
+mod session;
+mod signin;
+pub mod sync;
+mod token;
+
+use std::sync::Arc;
+
+pub use api::Api;
+pub use api::types;
+pub use environment::{
+    BackendCredentials, Environment, EnvironmentError, VAR_API_URL, VAR_AUDIENCE, VAR_AUTH_URL,
+    VAR_CALLBACK_PORT, VAR_CLIENT_ID, VAR_CLIENT_SECRET,
+};
+pub use error::ClientError;
+pub use secret::Secret;
+pub use session::{Session, SessionUser, SignOutReport};
+pub use signin::{
+    CancelHandle, DEFAULT_TIMEOUT, NoBrowser, PendingSignIn, SignIn, SignInError, SystemBrowser,
+    UrlOpener,
+};
+pub use token::MachineTokens;
+
+/// One network: its [`Environment`] and a shared HTTP client (redirects
+/// disabled, bounded timeouts). Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Client {
+    environment: Arc<Environment>,
+    http: reqwest::Client,
+}
+
+impl Client {
+    pub fn new(environment: Environment) -> Result<Self, ClientError> {
+        Ok(Self {
+            environment: Arc::new(environment),
+            http: token::http_client()?,
+        })
+    }
+
+    pub fn environment(&self) -> &Environment {
+        &self.environment
+    }
+
+    pub(crate) fn http(&self) -> &reqwest::Client {
+        &self.http
+    }
+
+    /// Browser sign-in with the default options (system browser, five minutes,
+    /// `offline_access`); adjust them on the returned [`SignIn`].
+    pub fn sign_in(&self) -> SignIn {
+        SignIn::new(self.clone())
+    }
+
+    /// The API as the signed-in user.
+    pub fn api(&self, session: &Session) -> Api {
+        self.api_with_token(session.access_token().clone())
+    }
+
+    /// The API with a bearer token obtained elsewhere.
+    pub fn api_with_token(&self, token: Secret) -> Api {
+        Api::bearer(
+            self.http.clone(),
+            self.environment.graphql_endpoint(),
+            token,
+        )
+    }
+
+    /// The API without any token: every call ends in [`ClientError::SignedOut`].
+    /// Useful only to probe a network.
+    pub fn anonymous_api(&self) -> Api {
+        Api::anonymous(self.http.clone(), self.environment.graphql_endpoint())
+    }
+
+    /// Machine tokens for a backend, cached and shared by every clone.
+    pub fn machine_tokens(&self, credentials: BackendCredentials) -> MachineTokens {
+        MachineTokens::with_http(self.http.clone(), &self.environment, credentials)
+    }
+
+    /// The API as a backend (client credentials), with its own token cache.
+    pub fn machine_api(&self, credentials: BackendCredentials) -> Api {
+        self.machine_api_with(self.machine_tokens(credentials))
+    }
+
+    /// The API as a backend, sharing `tokens` with other [`Api`]s.
+    pub fn machine_api_with(&self, tokens: MachineTokens) -> Api {
+        Api::machine(
+            self.http.clone(),
+            self.environment.graphql_endpoint(),
+            tokens,
+        )
+    }
+
+    /// Renews a session with its refresh token. Store the returned session: the
+    /// old refresh token no longer works (rotation). Without a refresh token, or
+    /// when renewal is refused, the answer is [`ClientError::SignedOut`].
+    pub async fn renew(&self, session: &Session) -> Result<Session, ClientError> {
+        session::renew(&self.http, &self.environment, session).await
+    }
+
+    /// Signs out: the session is dropped (tokens wiped) and its refresh token
+    /// revoked at the server. A failed revocation is reported, never an obstacle.
+    pub async fn sign_out(&self, session: Session) -> SignOutReport {
+        session::sign_out(&self.http, &self.environment, session).await
+    }
+}

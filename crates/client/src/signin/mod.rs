@@ -1,0 +1,308 @@
+//! Browser sign-in (RFC 8252, RFC 9700): [`SignIn`] (options) →
+//! [`PendingSignIn`] (listener bound, browser opened, authorize URL available to
+//! show or copy, cancellable) → [`Session`]. URL building, PKCE S256 and the code
+//! exchange go through `oauth2`; the loopback listener is ours (`listener`), the
+//! browser is behind [`UrlOpener`]. After the exchange, one `me` query fills the
+//! session. [`SignInError`] is this boundary's error.
+
+mod listener;
+mod opener;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use oauth2::basic::BasicClient;
+use oauth2::{
+    AuthUrl, AuthorizationCode, ClientId, CsrfToken, PkceCodeChallenge, PkceCodeVerifier,
+    RedirectUrl, Scope, TokenUrl,
+};
+use tokio::sync::watch;
+use tokio::time::Instant;
+use url::Url;
+
+pub use opener::{NoBrowser, SystemBrowser, UrlOpener};
+
+use crate::Client;
+use crate::api::Api;
+use crate::error::ClientError;
+use crate::secret::Secret;
+use crate::session::{Session, token_request_error};
+use listener::{Ended, Listener};
+
+/// How long sign-in waits for the browser unless told otherwise.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// Why browser sign-in did not produce a session.
+#[derive(Debug, thiserror::Error)]
+pub enum SignInError {
+    /// The user cancelled at the sign-in page, or the server denied access (`error=access_denied`).
+    #[error("sign-in was denied{}", describe(description))]
+    Denied { description: Option<String> },
+    /// The authorization server answered with another `error=`.
+    #[error("the authorization server answered {error}{}", describe(description))]
+    Authorization {
+        error: String,
+        description: Option<String>,
+    },
+    /// No callback came in time.
+    #[error("sign-in timed out waiting for the browser")]
+    TimedOut,
+    /// [`CancelHandle::cancel`] was called.
+    #[error("sign-in was cancelled")]
+    Cancelled,
+    /// The local callback listener could not be opened.
+    #[error("cannot listen for the sign-in callback on the loopback interface: {message}")]
+    Listener { message: String },
+    /// The code exchange or the `me` query failed.
+    #[error("sign-in could not be completed: {0}")]
+    Client(#[from] ClientError),
+}
+
+fn describe(description: &Option<String>) -> String {
+    description
+        .as_deref()
+        .map(|d| format!(": {d}"))
+        .unwrap_or_default()
+}
+
+/// Browser sign-in options. Start with [`Client::sign_in`].
+#[derive(Debug)]
+pub struct SignIn {
+    client: Client,
+    opener: Arc<dyn UrlOpener>,
+    timeout: Duration,
+    organization: Option<String>,
+    scopes: Vec<String>,
+}
+
+impl SignIn {
+    pub(crate) fn new(client: Client) -> Self {
+        Self {
+            client,
+            opener: Arc::new(SystemBrowser),
+            timeout: DEFAULT_TIMEOUT,
+            organization: None,
+            scopes: vec!["offline_access".to_owned()],
+        }
+    }
+
+    /// How the authorize URL is opened (default: [`SystemBrowser`]).
+    pub fn opener(mut self, opener: impl UrlOpener + 'static) -> Self {
+        self.opener = Arc::new(opener);
+        self
+    }
+
+    /// How long to wait for the browser (default five minutes).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Sign in to this organization directly (no "Choose an organization" page).
+    pub fn organization(mut self, organization_id: impl Into<String>) -> Self {
+        self.organization = Some(organization_id.into());
+        self
+    }
+
+    /// Scopes asked for (default `offline_access`, for a refresh token).
+    pub fn scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Binds the loopback listener, builds the authorize URL (PKCE S256, fresh
+    /// `state`, `audience`, scopes) and opens it. A browser that fails to open
+    /// is not an error: show [`PendingSignIn::authorize_url`] instead.
+    pub async fn start(self) -> Result<PendingSignIn, SignInError> {
+        let environment = self.client.environment();
+        let listener = Listener::bind(environment.callback_port())
+            .await
+            .map_err(|e| SignInError::Listener {
+                message: e.to_string(),
+            })?;
+        let redirect_uri = listener.redirect_uri().clone();
+        let oauth = BasicClient::new(ClientId::new(environment.client_id().to_owned()))
+            .set_auth_uri(AuthUrl::from_url(environment.authorize_endpoint()))
+            .set_token_uri(TokenUrl::from_url(environment.token_endpoint()))
+            .set_redirect_uri(RedirectUrl::from_url(redirect_uri.clone()));
+        let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
+        let mut request = oauth
+            .authorize_url(CsrfToken::new_random)
+            .set_pkce_challenge(challenge)
+            .add_extra_param("audience", environment.audience().to_owned())
+            .add_scopes(self.scopes.iter().cloned().map(Scope::new));
+        if let Some(org) = &self.organization {
+            request = request.add_extra_param("organization", org.clone());
+        }
+        let (authorize_url, state) = request.url();
+        let (cancel_tx, cancel_rx) = watch::channel(false);
+        let pending = PendingSignIn {
+            client: self.client.clone(),
+            authorize_url,
+            redirect_uri,
+            local_addr: listener.local_addr(),
+            opener: self.opener,
+            cancel: CancelHandle(Arc::new(cancel_tx)),
+            cancel_rx,
+            listener,
+            state,
+            verifier,
+            deadline: Instant::now() + self.timeout,
+            browser_error: None,
+        };
+        let opened = pending.open_again();
+        tracing::info!(
+            listen = %pending.local_addr,
+            browser_opened = opened.is_ok(),
+            "sign-in started; waiting for the browser"
+        );
+        Ok(PendingSignIn {
+            browser_error: opened.err().map(|e| e.to_string()),
+            ..pending
+        })
+    }
+
+    /// [`SignIn::start`] then [`PendingSignIn::finish`].
+    pub async fn run(self) -> Result<Session, SignInError> {
+        self.start().await?.finish().await
+    }
+}
+
+/// Cancels a pending sign-in from anywhere (a UI's Cancel button). Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct CancelHandle(Arc<watch::Sender<bool>>);
+
+impl CancelHandle {
+    /// Ends the wait with [`SignInError::Cancelled`] and closes the listener.
+    pub fn cancel(&self) {
+        self.0.send_replace(true);
+    }
+}
+
+/// A sign-in waiting for the browser: what a UI shows while it waits ("Waiting
+/// for your browser…", the copyable URL, "Open again", Cancel).
+#[derive(Debug)]
+pub struct PendingSignIn {
+    client: Client,
+    authorize_url: Url,
+    redirect_uri: Url,
+    local_addr: SocketAddr,
+    opener: Arc<dyn UrlOpener>,
+    cancel: CancelHandle,
+    cancel_rx: watch::Receiver<bool>,
+    listener: Listener,
+    state: CsrfToken,
+    verifier: PkceCodeVerifier,
+    deadline: Instant,
+    browser_error: Option<String>,
+}
+
+impl PendingSignIn {
+    /// The URL to open in a browser, to show or copy when no browser opened.
+    pub fn authorize_url(&self) -> &Url {
+        &self.authorize_url
+    }
+
+    /// Where the browser comes back: `http://127.0.0.1:PORT/callback`.
+    pub fn redirect_uri(&self) -> &Url {
+        &self.redirect_uri
+    }
+
+    /// The loopback socket the listener is bound to.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// Why the browser did not open, if it did not.
+    pub fn browser_error(&self) -> Option<&str> {
+        self.browser_error.as_deref()
+    }
+
+    /// Opens the authorize URL again ("Open again").
+    pub fn open_again(&self) -> std::io::Result<()> {
+        self.opener.open(&self.authorize_url)
+    }
+
+    /// A handle that cancels this sign-in.
+    pub fn cancel_handle(&self) -> CancelHandle {
+        self.cancel.clone()
+    }
+
+    /// Waits for the callback, exchanges the code, asks `me`, and answers the
+    /// browser with a plain page. The listener is closed when this returns.
+    pub async fn finish(self) -> Result<Session, SignInError> {
+        let span = tracing::info_span!("rxdesk.sign_in", outcome = tracing::field::Empty);
+        let started = std::time::Instant::now();
+        let Self {
+            client,
+            listener,
+            state,
+            verifier,
+            deadline,
+            cancel_rx,
+            redirect_uri,
+            ..
+        } = self;
+        let ended = listener.wait(state.secret(), deadline, cancel_rx).await;
+        let result = match ended {
+            Ended::TimedOut => Err(SignInError::TimedOut),
+            Ended::Cancelled => Err(SignInError::Cancelled),
+            Ended::Error { error, description } if error == "access_denied" => {
+                Err(SignInError::Denied { description })
+            }
+            Ended::Error { error, description } => {
+                Err(SignInError::Authorization { error, description })
+            }
+            Ended::Code(code, responder) => {
+                let session = exchange(&client, redirect_uri, code, verifier).await;
+                match &session {
+                    Ok(_) => responder.signed_in().await,
+                    Err(e) => responder.failed(&e.to_string()).await,
+                }
+                session.map_err(SignInError::from)
+            }
+        };
+        let outcome = match &result {
+            Ok(_) => "ok",
+            Err(SignInError::Denied { .. }) => "denied",
+            Err(SignInError::Authorization { .. }) => "authorization_error",
+            Err(SignInError::TimedOut) => "timed_out",
+            Err(SignInError::Cancelled) => "cancelled",
+            Err(SignInError::Listener { .. }) => "listener",
+            Err(SignInError::Client(e)) => e.kind(),
+        };
+        span.record("outcome", outcome);
+        span.in_scope(|| {
+            tracing::info!(
+                outcome,
+                duration_ms = started.elapsed().as_millis() as u64,
+                "sign-in finished"
+            );
+        });
+        result
+    }
+}
+
+/// The code exchange (PKCE verifier, same redirect URI) and the `me` query.
+async fn exchange(
+    client: &Client,
+    redirect_uri: Url,
+    code: String,
+    verifier: PkceCodeVerifier,
+) -> Result<Session, ClientError> {
+    let environment = client.environment();
+    let oauth = BasicClient::new(ClientId::new(environment.client_id().to_owned()))
+        .set_token_uri(TokenUrl::from_url(environment.token_endpoint()))
+        .set_redirect_uri(RedirectUrl::from_url(redirect_uri));
+    let token = oauth
+        .exchange_code(AuthorizationCode::new(code))
+        .set_pkce_verifier(verifier)
+        .request_async(client.http())
+        .await
+        .map_err(token_request_error)?;
+    let access = Secret::new(oauth2::TokenResponse::access_token(&token).secret().as_str());
+    let api = Api::bearer(client.http().clone(), environment.graphql_endpoint(), access);
+    let me = api.me().await?;
+    Ok(Session::from_sign_in(&token, me))
+}

@@ -1,0 +1,1 @@
+//! CSV sync (being written).
