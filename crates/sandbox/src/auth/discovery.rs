@@ -1,0 +1,38 @@
+//! `GET /.well-known/openid-configuration` (also served as
+//! `/.well-known/oauth-authorization-server`, RFC 8414) and
+//! `GET /.well-known/jwks.json`. Only metadata: the endpoints themselves live
+//! in `authorize.rs` and `token.rs`.
+
+use axum::Json;
+use axum::extract::State;
+use serde_json::{Value, json};
+
+use super::claims::ALL_PERMISSIONS;
+use crate::state::AppState;
+
+pub(super) async fn openid_configuration(State(state): State<AppState>) -> Json<Value> {
+    let issuer = &*state.issuer;
+    let mut scopes = vec![super::OFFLINE_ACCESS];
+    scopes.extend(ALL_PERMISSIONS);
+    Json(json!({
+        "issuer": issuer,
+        "authorization_endpoint": format!("{issuer}/authorize"),
+        "token_endpoint": format!("{issuer}/oauth/token"),
+        "revocation_endpoint": format!("{issuer}/oauth/revoke"),
+        "jwks_uri": format!("{issuer}/.well-known/jwks.json"),
+        "response_types_supported": ["code"],
+        "response_modes_supported": ["query"],
+        "grant_types_supported": ["authorization_code", "client_credentials", "refresh_token"],
+        "code_challenge_methods_supported": ["S256"],
+        "token_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
+        "revocation_endpoint_auth_methods_supported": ["none"],
+        "scopes_supported": scopes,
+        "subject_types_supported": ["public"],
+        "id_token_signing_alg_values_supported": ["RS256"],
+        "audience": &*state.config.audience,
+    }))
+}
+
+pub(super) async fn jwks(State(state): State<AppState>) -> Json<Value> {
+    Json(state.keys.jwks())
+}

@@ -1,0 +1,618 @@
+//! `POST /oauth/token` (authorization code + PKCE, client credentials, refresh
+//! token with rotation) and `POST /oauth/revoke` (RFC 7009), with RFC 6749 §5.2
+//! error bodies. Both take JSON (as the contract shows) or form-encoded bodies.
+//! Every response carries `Cache-Control: no-store`.
+//!
+//! Client authentication: a Backend sends its secret in the body
+//! (`client_secret_post`) or as HTTP Basic (`client_secret_basic`); an
+//! Application is public and sends only `client_id`. The public Application
+//! asking for client credentials gets `unauthorized_client` (400): it is
+//! identified by its `client_id` as well as a public client ever is, and RFC 6749
+//! §4.4 reserves that grant to confidential clients, so the fault is the grant
+//! type for this client, not a failed authentication (`invalid_client`, 401, is
+//! for unknown clients and wrong secrets).
+
+use std::collections::HashMap;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::{Value, json};
+
+use super::claims::{AccessClaims, GTY_CLIENT_CREDENTIALS, MACHINE_PERMISSIONS};
+use super::{OFFLINE_ACCESS, db, now, parse_params, random_token, s256, sha256_hex};
+use crate::state::AppState;
+use crate::store::StoreError;
+
+/// An RFC 6749 §5.2 error response.
+#[derive(Debug)]
+pub(super) struct OAuthError {
+    status: StatusCode,
+    error: &'static str,
+    description: String,
+    /// Answer with `WWW-Authenticate: Basic` (the client tried HTTP Basic).
+    basic: bool,
+}
+
+impl OAuthError {
+    fn new(error: &'static str, description: impl Into<String>) -> Self {
+        let status = if error == "invalid_client" {
+            StatusCode::UNAUTHORIZED
+        } else {
+            StatusCode::BAD_REQUEST
+        };
+        Self {
+            status,
+            error,
+            description: description.into(),
+            basic: false,
+        }
+    }
+
+    fn invalid_request(description: impl Into<String>) -> Self {
+        Self::new("invalid_request", description)
+    }
+
+    fn invalid_grant(description: impl Into<String>) -> Self {
+        Self::new("invalid_grant", description)
+    }
+
+    fn invalid_client(basic: bool) -> Self {
+        Self {
+            basic,
+            ..Self::new("invalid_client", "client authentication failed")
+        }
+    }
+
+    fn internal(e: &StoreError) -> Self {
+        tracing::error!(error = %e, "token endpoint failed on a store error");
+        Self {
+            status: StatusCode::INTERNAL_SERVER_ERROR,
+            ..Self::new("server_error", "the sandbox could not complete the request")
+        }
+    }
+}
+
+impl IntoResponse for OAuthError {
+    fn into_response(self) -> Response {
+        let mut response = (
+            self.status,
+            Json(json!({"error": self.error, "error_description": self.description})),
+        )
+            .into_response();
+        no_store(response.headers_mut());
+        if self.basic {
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Basic realm=\"rxdesk-sandbox\""),
+            );
+        }
+        response
+    }
+}
+
+fn no_store(headers: &mut HeaderMap) {
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(header::PRAGMA, HeaderValue::from_static("no-cache"));
+}
+
+/// The parameters of a token or revocation request, from either body format.
+struct Params(HashMap<String, String>);
+
+impl Params {
+    fn parse(headers: &HeaderMap, body: &[u8]) -> Result<Self, OAuthError> {
+        let content_type = headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| v.split(';').next().unwrap_or_default().trim().to_ascii_lowercase())
+            .unwrap_or_default();
+        match content_type.as_str() {
+            "application/json" => {
+                let object: serde_json::Map<String, Value> = serde_json::from_slice(body)
+                    .map_err(|_| OAuthError::invalid_request("the body is not a JSON object"))?;
+                let mut params = HashMap::new();
+                for (name, value) in object {
+                    match value {
+                        Value::String(s) => {
+                            params.insert(name, s);
+                        }
+                        Value::Null => {}
+                        _ => {
+                            return Err(OAuthError::invalid_request(format!("`{name}` must be a string")));
+                        }
+                    }
+                }
+                Ok(Self(params))
+            }
+            "application/x-www-form-urlencoded" => parse_params(body)
+                .map(Self)
+                .map_err(|name| OAuthError::invalid_request(format!("`{name}` appears more than once"))),
+            _ => Err(OAuthError::invalid_request(
+                "Content-Type must be application/json or application/x-www-form-urlencoded",
+            )),
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0.get(name).map(String::as_str).filter(|v| !v.is_empty())
+    }
+
+    fn require(&self, name: &str) -> Result<&str, OAuthError> {
+        self.get(name)
+            .ok_or_else(|| OAuthError::invalid_request(format!("`{name}` is required")))
+    }
+}
+
+/// Client credentials from the body or HTTP Basic (RFC 6749 §2.3.1).
+struct ClientAuth {
+    client_id: Option<String>,
+    secret: Option<String>,
+    basic: bool,
+}
+
+impl ClientAuth {
+    fn from(headers: &HeaderMap, params: &Params) -> Result<Self, OAuthError> {
+        let basic = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Basic ").or_else(|| v.strip_prefix("basic ")));
+        match basic {
+            Some(encoded) => {
+                if params.get("client_secret").is_some() {
+                    return Err(OAuthError::invalid_request(
+                        "use one client authentication method, not HTTP Basic and client_secret",
+                    ));
+                }
+                let decoded = STANDARD
+                    .decode(encoded.trim())
+                    .ok()
+                    .and_then(|b| String::from_utf8(b).ok())
+                    .ok_or_else(|| OAuthError::invalid_client(true))?;
+                let (id, secret) = decoded.split_once(':').ok_or_else(|| OAuthError::invalid_client(true))?;
+                let id = form_decode(id);
+                if params.get("client_id").is_some_and(|body_id| body_id != id) {
+                    return Err(OAuthError::invalid_request("client_id differs from the HTTP Basic user"));
+                }
+                Ok(Self {
+                    client_id: Some(id),
+                    secret: Some(form_decode(secret)),
+                    basic: true,
+                })
+            }
+            None => Ok(Self {
+                client_id: params.get("client_id").map(str::to_owned),
+                secret: params.get("client_secret").map(str::to_owned),
+                basic: false,
+            }),
+        }
+    }
+}
+
+fn form_decode(value: &str) -> String {
+    url::form_urlencoded::parse(format!("x={value}").as_bytes())
+        .next()
+        .map(|(_, v)| v.into_owned())
+        .unwrap_or_default()
+}
+
+/// A successful token response.
+struct Issued {
+    access_token: String,
+    expires_in: i64,
+    scope: String,
+    refresh_token: Option<String>,
+}
+
+impl IntoResponse for Issued {
+    fn into_response(self) -> Response {
+        let mut body = json!({
+            "access_token": self.access_token,
+            "token_type": "Bearer",
+            "expires_in": self.expires_in,
+            "scope": self.scope,
+        });
+        if let (Some(refresh), Some(object)) = (self.refresh_token, body.as_object_mut()) {
+            object.insert("refresh_token".to_owned(), Value::String(refresh));
+        }
+        let mut response = (StatusCode::OK, Json(body)).into_response();
+        no_store(response.headers_mut());
+        response
+    }
+}
+
+/// `POST /oauth/token`
+pub(super) async fn token(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+    match grant(&state, &headers, &body).await {
+        Ok(issued) => issued.into_response(),
+        Err(e) => {
+            if e.status != StatusCode::INTERNAL_SERVER_ERROR {
+                tracing::info!(error = e.error, description = %e.description, "token request refused");
+            }
+            e.into_response()
+        }
+    }
+}
+
+async fn grant(state: &AppState, headers: &HeaderMap, body: &[u8]) -> Result<Issued, OAuthError> {
+    let params = Params::parse(headers, body)?;
+    let auth = ClientAuth::from(headers, &params)?;
+    match params.require("grant_type")? {
+        "client_credentials" => client_credentials(state, &params, auth).await,
+        "authorization_code" => authorization_code(state, &params, auth).await,
+        "refresh_token" => refresh_token(state, &params, auth).await,
+        _ => Err(OAuthError::new(
+            "unsupported_grant_type",
+            "grant_type must be authorization_code, client_credentials or refresh_token",
+        )),
+    }
+}
+
+/// The Backend `auth` names, after checking its secret; the Application's id
+/// when a public client asked (for `unauthorized_client`).
+enum Client {
+    Backend(db::Backend),
+    Application(db::Application),
+}
+
+async fn authenticate(state: &AppState, auth: &ClientAuth) -> Result<Client, OAuthError> {
+    let Some(client_id) = auth.client_id.clone() else {
+        return Err(OAuthError::invalid_client(auth.basic));
+    };
+    let found = state
+        .db
+        .call(move |conn| Ok((db::backend(conn, &client_id)?, db::application(conn, &client_id)?)))
+        .await
+        .map_err(|e| OAuthError::internal(&e))?;
+    let secret = auth.secret.clone().unwrap_or_default();
+    match found {
+        (Some(backend), _) => {
+            let phc = backend.secret_hash.clone();
+            let ok = !secret.is_empty()
+                && tokio::task::spawn_blocking(move || super::password::verify(&secret, &phc))
+                    .await
+                    .unwrap_or(false);
+            if ok {
+                Ok(Client::Backend(backend))
+            } else {
+                Err(OAuthError::invalid_client(auth.basic))
+            }
+        }
+        (None, Some(app)) if auth.secret.is_none() => Ok(Client::Application(app)),
+        _ => {
+            let _ = tokio::task::spawn_blocking(move || super::password::verify_nothing(&secret)).await;
+            Err(OAuthError::invalid_client(auth.basic))
+        }
+    }
+}
+
+/// The public Application named by `auth` (no secret expected or accepted).
+async fn public_client(state: &AppState, auth: &ClientAuth) -> Result<db::Application, OAuthError> {
+    match authenticate(state, auth).await? {
+        Client::Application(app) => Ok(app),
+        Client::Backend(_) => Err(OAuthError::new(
+            "unauthorized_client",
+            "a Backend cannot use this grant: it is for the Application's browser sign-in",
+        )),
+    }
+}
+
+async fn client_credentials(state: &AppState, params: &Params, auth: ClientAuth) -> Result<Issued, OAuthError> {
+    let backend = match authenticate(state, &auth).await? {
+        Client::Backend(b) => b,
+        Client::Application(_) => {
+            return Err(OAuthError::new(
+                "unauthorized_client",
+                "client_credentials is for Backend credentials; this client is a public Application",
+            ));
+        }
+    };
+    check_audience(state, params.require("audience")?)?;
+    let at = now();
+    let ttl = duration_secs(state.config.machine_token_ttl);
+    let permissions: Vec<String> = MACHINE_PERMISSIONS.iter().map(|p| (*p).to_owned()).collect();
+    let claims = AccessClaims {
+        iss: state.issuer.to_string(),
+        sub: backend.client_id.clone(),
+        aud: state.config.audience.clone(),
+        iat: at,
+        exp: at + ttl,
+        azp: backend.client_id.clone(),
+        scope: permissions.join(" "),
+        permissions,
+        org_id: backend.organization_id.clone(),
+        gty: Some(GTY_CLIENT_CREDENTIALS.to_owned()),
+    };
+    let access_token = sign(state, &claims)?;
+    tracing::info!(client_id = %backend.client_id, org_id = %backend.organization_id, "machine token issued");
+    Ok(Issued {
+        access_token,
+        expires_in: ttl,
+        scope: claims.scope,
+        refresh_token: None,
+    })
+}
+
+/// What a code or refresh token turns into.
+struct UserGrant {
+    user_id: String,
+    organization_id: String,
+    client_id: String,
+    audience: String,
+    permissions: Vec<String>,
+    refresh_token: Option<String>,
+}
+
+async fn authorization_code(state: &AppState, params: &Params, auth: ClientAuth) -> Result<Issued, OAuthError> {
+    let app = public_client(state, &auth).await?;
+    let code = params.require("code")?;
+    let redirect_uri = params.require("redirect_uri")?.to_owned();
+    let verifier = params.require("code_verifier")?;
+    if !(43..=128).contains(&verifier.len())
+        || !verifier
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'))
+    {
+        return Err(OAuthError::invalid_request("code_verifier is not a valid PKCE verifier"));
+    }
+    let challenge = s256(verifier);
+    let code_hash = sha256_hex(code);
+    let refresh_ttl = duration_secs(state.config.refresh_token_ttl);
+    let client_id = app.client_id.clone();
+    let outcome = state
+        .db
+        .call(move |conn| {
+            let at = now();
+            let tx = conn.transaction()?;
+            let result = (|| {
+                let Some(row) = db::code(&tx, &code_hash)? else {
+                    return Ok(Err(OAuthError::invalid_grant("unknown authorization code")));
+                };
+                if row.used_at.is_some() {
+                    // RFC 6749 §4.1.2: a replayed code revokes what it produced.
+                    if let Some(family) = &row.family_id {
+                        db::revoke_family(&tx, family, at)?;
+                    }
+                    return Ok(Err(OAuthError::invalid_grant("the authorization code was already used")));
+                }
+                db::mark_code_used(&tx, &code_hash, at)?;
+                if row.expires_at <= at {
+                    return Ok(Err(OAuthError::invalid_grant("the authorization code has expired")));
+                }
+                if row.client_id != client_id {
+                    return Ok(Err(OAuthError::invalid_grant("the code was issued to another client")));
+                }
+                if row.redirect_uri != redirect_uri {
+                    return Ok(Err(OAuthError::invalid_grant(
+                        "redirect_uri differs from the one of the authorization request",
+                    )));
+                }
+                if row.code_challenge != challenge {
+                    return Ok(Err(OAuthError::invalid_grant("code_verifier does not match the code_challenge")));
+                }
+                let Some(permissions) = user_access(&tx, &row.user_id, &row.organization_id, &row.client_id)?
+                else {
+                    return Ok(Err(OAuthError::invalid_grant("the user can no longer use this organization")));
+                };
+                let refresh_token = if has_offline_access(&row.scope) {
+                    let family = random_token();
+                    let token = new_refresh(&tx, &family, &row.client_id, &row.user_id, &row.organization_id, &row.audience, &row.scope, at, refresh_ttl)?;
+                    db::set_code_family(&tx, &code_hash, &family)?;
+                    Some(token)
+                } else {
+                    None
+                };
+                Ok(Ok(UserGrant {
+                    user_id: row.user_id,
+                    organization_id: row.organization_id,
+                    client_id: row.client_id,
+                    audience: row.audience,
+                    permissions,
+                    refresh_token,
+                }))
+            })();
+            let result: Result<Result<UserGrant, OAuthError>, StoreError> = result;
+            let result = result?;
+            tx.commit()?;
+            Ok(result)
+        })
+        .await
+        .map_err(|e| OAuthError::internal(&e))??;
+    issue_user_token(state, outcome)
+}
+
+async fn refresh_token(state: &AppState, params: &Params, auth: ClientAuth) -> Result<Issued, OAuthError> {
+    let app = public_client(state, &auth).await?;
+    let token_hash = sha256_hex(params.require("refresh_token")?);
+    let refresh_ttl = duration_secs(state.config.refresh_token_ttl);
+    let client_id = app.client_id.clone();
+    let outcome = state
+        .db
+        .call(move |conn| {
+            let at = now();
+            let tx = conn.transaction()?;
+            let result: Result<Result<UserGrant, OAuthError>, StoreError> = (|| {
+                let Some(row) = db::refresh(&tx, &token_hash)? else {
+                    return Ok(Err(OAuthError::invalid_grant("unknown refresh token")));
+                };
+                if row.client_id != client_id {
+                    return Ok(Err(OAuthError::invalid_grant("the refresh token was issued to another client")));
+                }
+                if row.revoked_at.is_some() {
+                    return Ok(Err(OAuthError::invalid_grant("the refresh token has been revoked")));
+                }
+                if row.used_at.is_some() {
+                    let revoked = db::revoke_family(&tx, &row.family_id, at)?;
+                    tracing::warn!(user_id = %row.user_id, revoked, "refresh token reused: its family is revoked");
+                    return Ok(Err(OAuthError::invalid_grant(
+                        "the refresh token was already used; every token of this sign-in is now revoked",
+                    )));
+                }
+                if row.expires_at <= at {
+                    return Ok(Err(OAuthError::invalid_grant("the refresh token has expired")));
+                }
+                db::mark_refresh_used(&tx, &token_hash, at)?;
+                let Some(permissions) = user_access(&tx, &row.user_id, &row.organization_id, &row.client_id)?
+                else {
+                    db::revoke_family(&tx, &row.family_id, at)?;
+                    return Ok(Err(OAuthError::invalid_grant("the user can no longer use this organization")));
+                };
+                let next = new_refresh(&tx, &row.family_id, &row.client_id, &row.user_id, &row.organization_id, &row.audience, &row.scope, at, refresh_ttl)?;
+                Ok(Ok(UserGrant {
+                    user_id: row.user_id,
+                    organization_id: row.organization_id,
+                    client_id: row.client_id,
+                    audience: row.audience,
+                    permissions,
+                    refresh_token: Some(next),
+                }))
+            })();
+            let result = result?;
+            tx.commit()?;
+            Ok(result)
+        })
+        .await
+        .map_err(|e| OAuthError::internal(&e))??;
+    issue_user_token(state, outcome)
+}
+
+/// The user's permissions, if the user still exists, still belongs to the
+/// organization and the Application still serves it.
+fn user_access(
+    conn: &rusqlite::Connection,
+    user_id: &str,
+    organization_id: &str,
+    client_id: &str,
+) -> Result<Option<Vec<String>>, StoreError> {
+    let allowed = db::organizations_for(conn, user_id, client_id)?
+        .iter()
+        .any(|(id, _)| id == organization_id);
+    if !allowed {
+        return Ok(None);
+    }
+    Ok(db::user_permissions(conn, user_id)?)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn new_refresh(
+    conn: &rusqlite::Connection,
+    family_id: &str,
+    client_id: &str,
+    user_id: &str,
+    organization_id: &str,
+    audience: &str,
+    scope: &str,
+    at: i64,
+    ttl: i64,
+) -> Result<String, StoreError> {
+    let token = random_token();
+    db::insert_refresh(
+        conn,
+        &sha256_hex(&token),
+        &db::Refresh {
+            family_id: family_id.to_owned(),
+            client_id: client_id.to_owned(),
+            user_id: user_id.to_owned(),
+            organization_id: organization_id.to_owned(),
+            audience: audience.to_owned(),
+            scope: scope.to_owned(),
+            expires_at: at + ttl,
+            used_at: None,
+            revoked_at: None,
+        },
+        at,
+    )?;
+    Ok(token)
+}
+
+fn issue_user_token(state: &AppState, grant: UserGrant) -> Result<Issued, OAuthError> {
+    let at = now();
+    let ttl = duration_secs(state.config.user_token_ttl);
+    let claims = AccessClaims {
+        iss: state.issuer.to_string(),
+        sub: grant.user_id,
+        aud: grant.audience,
+        iat: at,
+        exp: at + ttl,
+        azp: grant.client_id,
+        scope: grant.permissions.join(" "),
+        permissions: grant.permissions,
+        org_id: grant.organization_id,
+        gty: None,
+    };
+    let access_token = sign(state, &claims)?;
+    tracing::info!(user_id = %claims.sub, org_id = %claims.org_id, refresh = grant.refresh_token.is_some(), "user token issued");
+    Ok(Issued {
+        access_token,
+        expires_in: ttl,
+        scope: claims.scope,
+        refresh_token: grant.refresh_token,
+    })
+}
+
+fn sign(state: &AppState, claims: &AccessClaims) -> Result<String, OAuthError> {
+    state.keys.sign(claims).map_err(|e| {
+        tracing::error!(error = %e, "cannot sign an access token");
+        OAuthError {
+            status: StatusCode::INTERNAL_SERVER_ERROR,
+            ..OAuthError::new("server_error", "the sandbox could not sign the token")
+        }
+    })
+}
+
+fn check_audience(state: &AppState, audience: &str) -> Result<(), OAuthError> {
+    if audience == state.config.audience {
+        Ok(())
+    } else {
+        Err(OAuthError::invalid_request("unknown audience"))
+    }
+}
+
+fn has_offline_access(scope: &str) -> bool {
+    scope.split_whitespace().any(|s| s == OFFLINE_ACCESS)
+}
+
+fn duration_secs(d: std::time::Duration) -> i64 {
+    i64::try_from(d.as_secs()).unwrap_or(i64::MAX / 2)
+}
+
+/// `POST /oauth/revoke` (RFC 7009): revokes a refresh token and its family.
+/// Answers 200 for any token, known or not (and for access tokens, which are
+/// self-contained JWTs and simply expire), so nothing is revealed.
+pub(super) async fn revoke(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+    match revoke_inner(&state, &headers, &body).await {
+        Ok(()) => {
+            let mut response = StatusCode::OK.into_response();
+            no_store(response.headers_mut());
+            response
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn revoke_inner(state: &AppState, headers: &HeaderMap, body: &[u8]) -> Result<(), OAuthError> {
+    let params = Params::parse(headers, body)?;
+    let auth = ClientAuth::from(headers, &params)?;
+    let token = params.require("token")?;
+    let client_id = match authenticate(state, &auth).await? {
+        Client::Application(app) => app.client_id,
+        Client::Backend(b) => b.client_id,
+    };
+    let token_hash = sha256_hex(token);
+    let revoked = state
+        .db
+        .call(move |conn| {
+            let at = now();
+            match db::refresh(conn, &token_hash)? {
+                Some(row) if row.client_id == client_id => Ok(db::revoke_family(conn, &row.family_id, at)?),
+                _ => Ok(0),
+            }
+        })
+        .await
+        .map_err(|e| OAuthError::internal(&e))?;
+    tracing::info!(revoked, "revocation request handled");
+    Ok(())
+}
