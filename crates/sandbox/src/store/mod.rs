@@ -7,6 +7,12 @@
 //! serialized unit, and a closure that opens a transaction makes its state change
 //! atomic. No SQL lives outside this module.
 
+pub mod catalog;
+pub mod clinical;
+pub mod orders;
+pub mod patients;
+pub mod prescriptions;
+
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 

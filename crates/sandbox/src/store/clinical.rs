@@ -1,0 +1,134 @@
+//! Shared pieces of the clinical tables: ids, timestamps, JSON columns, pages,
+//! and the read-only views of the auth tables (users, organizations) the API needs.
+//!
+//! Everything here runs inside a [`super::Db::call`] closure.
+
+use rusqlite::types::Type;
+use rusqlite::{Connection, OptionalExtension as _, Row};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use super::StoreError;
+
+/// A postal address as stored (JSON column) and returned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Address {
+    pub street1: String,
+    pub street2: Option<String>,
+    pub city: String,
+    pub state: String,
+    pub postal_code: String,
+    pub country: String,
+}
+
+/// Where a list starts and how many items it returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Page {
+    /// Return records created after the one with this `seq`.
+    pub after: Option<i64>,
+    pub limit: usize,
+}
+
+/// One page of records, each with its `seq` (the cursor).
+#[derive(Debug, Clone)]
+pub struct Paged<T> {
+    pub items: Vec<(i64, T)>,
+    pub has_next: bool,
+}
+
+impl<T> Paged<T> {
+    /// Builds a page from `limit + 1` fetched rows.
+    pub(crate) fn from_overfetch(mut items: Vec<(i64, T)>, limit: usize) -> Self {
+        let has_next = items.len() > limit;
+        items.truncate(limit);
+        Self { items, has_next }
+    }
+}
+
+/// Whether a create made a new record or found one with the same `externalId`.
+#[derive(Debug, Clone)]
+pub enum Created<T> {
+    New(T),
+    Existing(T),
+}
+
+impl<T> Created<T> {
+    pub fn into_inner(self) -> T {
+        match self {
+            Self::New(t) | Self::Existing(t) => t,
+        }
+    }
+}
+
+/// A fresh record id: `prefix_` followed by 32 hex digits.
+pub(crate) fn new_id(prefix: &str) -> String {
+    format!("{prefix}_{}", uuid::Uuid::new_v4().simple())
+}
+
+/// Now, as RFC 3339 UTC with second precision.
+pub(crate) fn now_rfc3339() -> String {
+    let now = time::OffsetDateTime::now_utc();
+    let now = now.replace_nanosecond(0).unwrap_or(now);
+    now.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_else(|_| now.unix_timestamp().to_string())
+}
+
+/// Reads a nullable JSON column.
+pub(crate) fn json_opt<T: DeserializeOwned>(row: &Row<'_>, idx: usize) -> rusqlite::Result<Option<T>> {
+    let text: Option<String> = row.get(idx)?;
+    text.map(|t| {
+        serde_json::from_str(&t)
+            .map_err(|e| rusqlite::Error::FromSqlConversionFailure(idx, Type::Text, Box::new(e)))
+    })
+    .transpose()
+}
+
+/// Reads a non-null JSON column.
+pub(crate) fn json<T: DeserializeOwned>(row: &Row<'_>, idx: usize) -> rusqlite::Result<T> {
+    let text: String = row.get(idx)?;
+    serde_json::from_str(&text)
+        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(idx, Type::Text, Box::new(e)))
+}
+
+/// Serializes a value for a JSON column.
+pub(crate) fn to_json<T: Serialize>(value: &T) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(|e| {
+        StoreError::Sqlite(rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
+    })
+}
+
+/// A user as the API shows it (`me`, the signer of a prescription).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserProfile {
+    pub id: String,
+    pub name: String,
+    pub email: String,
+    pub role: String,
+    pub npi: Option<String>,
+}
+
+/// Reads one user by id (the `sub` of a user token).
+pub fn user_profile(conn: &Connection, user_id: &str) -> Result<Option<UserProfile>, StoreError> {
+    Ok(conn
+        .query_row(
+            "SELECT id, name, email, role, npi FROM users WHERE id = ?1",
+            [user_id],
+            |row| {
+                Ok(UserProfile {
+                    id: row.get(0)?,
+                    name: row.get(1)?,
+                    email: row.get(2)?,
+                    role: row.get(3)?,
+                    npi: row.get(4)?,
+                })
+            },
+        )
+        .optional()?)
+}
+
+/// The name of an organization, if it exists.
+pub fn organization_name(conn: &Connection, org_id: &str) -> Result<Option<String>, StoreError> {
+    Ok(conn
+        .query_row("SELECT name FROM organizations WHERE id = ?1", [org_id], |row| row.get(0))
+        .optional()?)
+}
