@@ -1,0 +1,337 @@
+//! Where a signed-in session is kept between runs: the OS keyring, one entry per
+//! environment, or — when no keyring service answers — memory only.
+//!
+//! A serialized session (a JWT, a refresh token, who and which organization)
+//! can exceed what one credential holds (Windows' Credential Manager stops at
+//! 2,560 bytes), so the text is split into chunks of at most [`CHUNK_LEN`] ASCII
+//! characters: entry `<environment>` holds `v1:<count>:` plus the first chunk,
+//! entries `<environment>#1` … hold the rest. Only ASCII is stored (the session
+//! is JSON with non-ASCII escaped), so a chunk fits even where the store
+//! encodes it as UTF-16.
+//!
+//! Keyring calls can block (D-Bus); callers on the async runtime run them in
+//! `spawn_blocking`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use keyring_core::{CredentialStore, Entry, Error as KeyringError};
+
+/// The keyring "service" name of every entry.
+pub const SERVICE: &str = "dev.rxdesk.desktop";
+/// Characters per credential: 1,200 ASCII characters are 2,400 bytes even as
+/// UTF-16, under Windows' 2,560-byte limit.
+pub const CHUNK_LEN: usize = 1_200;
+/// More chunks than this is not a session.
+const MAX_CHUNKS: usize = 16;
+
+/// Why the store could not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("the keyring refused: {0}")]
+    Keyring(String),
+    #[error("the stored session is damaged: {0}")]
+    Damaged(String),
+    #[error("the session is too large to store ({0} characters)")]
+    TooLarge(usize),
+}
+
+/// The keyring, or memory when there is none.
+#[derive(Clone)]
+pub enum SessionStore {
+    Keyring(Arc<CredentialStore>),
+    Memory {
+        reason: String,
+        entries: Arc<Mutex<HashMap<String, String>>>,
+    },
+}
+
+impl std::fmt::Debug for SessionStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Keyring(store) => f.debug_tuple("Keyring").field(&store.vendor()).finish(),
+            Self::Memory { reason, .. } => f.debug_struct("Memory").field("reason", reason).finish(),
+        }
+    }
+}
+
+impl SessionStore {
+    /// Memory only, with the reason shown to the user.
+    pub fn memory(reason: impl Into<String>) -> Self {
+        Self::Memory {
+            reason: reason.into(),
+            entries: Arc::default(),
+        }
+    }
+
+    /// The platform's keyring if it answers, memory otherwise. Blocking.
+    pub fn platform() -> Self {
+        match platform_store() {
+            Ok(store) => Self::probe(store),
+            Err(e) => Self::memory(format!("no keyring service: {e}")),
+        }
+    }
+
+    /// `store` if a read succeeds (or finds nothing), memory otherwise. Blocking.
+    pub fn probe(store: Arc<CredentialStore>) -> Self {
+        let answer = store
+            .build(SERVICE, "probe", None)
+            .and_then(|entry| entry.get_password());
+        match answer {
+            Ok(_) | Err(KeyringError::NoEntry) => Self::Keyring(store),
+            Err(e) => Self::memory(format!("the keyring did not answer: {e}")),
+        }
+    }
+
+    /// `None` when the keyring is in use, else why the session is memory-only.
+    pub fn memory_reason(&self) -> Option<&str> {
+        match self {
+            Self::Keyring(_) => None,
+            Self::Memory { reason, .. } => Some(reason),
+        }
+    }
+
+    /// Stores `text` (ASCII) for `environment`, replacing what was there. Blocking.
+    pub fn save(&self, environment: &str, text: &str) -> Result<(), StoreError> {
+        if !text.is_ascii() {
+            return Err(StoreError::Damaged("not ASCII".into()));
+        }
+        let chunks: Vec<&str> = text
+            .as_bytes()
+            .chunks(CHUNK_LEN)
+            // Cannot fail: `text` is ASCII, so every byte boundary is a char boundary.
+            .map(|c| std::str::from_utf8(c).unwrap_or_default())
+            .collect();
+        if chunks.len() > MAX_CHUNKS {
+            return Err(StoreError::TooLarge(text.len()));
+        }
+        let count = chunks.len().max(1);
+        let old = self.chunk_count(environment).ok().flatten().unwrap_or(0);
+        for (i, chunk) in chunks.iter().enumerate() {
+            let value = if i == 0 {
+                format!("v1:{count}:{chunk}")
+            } else {
+                (*chunk).to_owned()
+            };
+            self.put(&entry_user(environment, i), &value)?;
+        }
+        if chunks.is_empty() {
+            self.put(&entry_user(environment, 0), "v1:1:")?;
+        }
+        for i in count..old {
+            self.remove(&entry_user(environment, i))?;
+        }
+        Ok(())
+    }
+
+    /// The text stored for `environment`, if any. Blocking.
+    pub fn load(&self, environment: &str) -> Result<Option<String>, StoreError> {
+        let Some(first) = self.get(&entry_user(environment, 0))? else {
+            return Ok(None);
+        };
+        let (count, head) = parse_head(&first)?;
+        let mut text = head.to_owned();
+        for i in 1..count {
+            let part = self
+                .get(&entry_user(environment, i))?
+                .ok_or_else(|| StoreError::Damaged(format!("part {i} of {count} is missing")))?;
+            text.push_str(&part);
+        }
+        Ok(Some(text))
+    }
+
+    /// Removes every entry of `environment`. Blocking.
+    pub fn delete(&self, environment: &str) -> Result<(), StoreError> {
+        let count = match self.chunk_count(environment) {
+            Ok(Some(n)) => n,
+            Ok(None) => return Ok(()),
+            // A damaged head: remove it and whatever parts may follow.
+            Err(_) => MAX_CHUNKS,
+        };
+        for i in 0..count {
+            self.remove(&entry_user(environment, i))?;
+        }
+        Ok(())
+    }
+
+    fn chunk_count(&self, environment: &str) -> Result<Option<usize>, StoreError> {
+        match self.get(&entry_user(environment, 0))? {
+            None => Ok(None),
+            Some(first) => parse_head(&first).map(|(n, _)| Some(n)),
+        }
+    }
+
+    fn entry(store: &CredentialStore, user: &str) -> Result<Entry, StoreError> {
+        store
+            .build(SERVICE, user, None)
+            .map_err(|e| StoreError::Keyring(e.to_string()))
+    }
+
+    fn put(&self, user: &str, value: &str) -> Result<(), StoreError> {
+        match self {
+            Self::Keyring(store) => Self::entry(store.as_ref(), user)?
+                .set_password(value)
+                .map_err(|e| StoreError::Keyring(e.to_string())),
+            Self::Memory { entries, .. } => {
+                lock(entries).insert(user.to_owned(), value.to_owned());
+                Ok(())
+            }
+        }
+    }
+
+    fn get(&self, user: &str) -> Result<Option<String>, StoreError> {
+        match self {
+            Self::Keyring(store) => match Self::entry(store.as_ref(), user)?.get_password() {
+                Ok(v) => Ok(Some(v)),
+                Err(KeyringError::NoEntry) => Ok(None),
+                Err(e) => Err(StoreError::Keyring(e.to_string())),
+            },
+            Self::Memory { entries, .. } => Ok(lock(entries).get(user).cloned()),
+        }
+    }
+
+    fn remove(&self, user: &str) -> Result<(), StoreError> {
+        match self {
+            Self::Keyring(store) => match Self::entry(store.as_ref(), user)?.delete_credential() {
+                Ok(()) | Err(KeyringError::NoEntry) => Ok(()),
+                Err(e) => Err(StoreError::Keyring(e.to_string())),
+            },
+            Self::Memory { entries, .. } => {
+                lock(entries).remove(user);
+                Ok(())
+            }
+        }
+    }
+}
+
+fn lock(entries: &Mutex<HashMap<String, String>>) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
+    // A poisoned map still holds valid strings: keep using it.
+    entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn entry_user(environment: &str, index: usize) -> String {
+    if index == 0 {
+        environment.to_owned()
+    } else {
+        format!("{environment}#{index}")
+    }
+}
+
+fn parse_head(first: &str) -> Result<(usize, &str), StoreError> {
+    let rest = first
+        .strip_prefix("v1:")
+        .ok_or_else(|| StoreError::Damaged("unknown format".into()))?;
+    let (count, head) = rest
+        .split_once(':')
+        .ok_or_else(|| StoreError::Damaged("no part count".into()))?;
+    let count: usize = count
+        .parse()
+        .map_err(|_| StoreError::Damaged("bad part count".into()))?;
+    if count == 0 || count > MAX_CHUNKS {
+        return Err(StoreError::Damaged("bad part count".into()));
+    }
+    Ok((count, head))
+}
+
+#[cfg(target_os = "linux")]
+fn platform_store() -> Result<Arc<CredentialStore>, KeyringError> {
+    Ok(zbus_secret_service_keyring_store::Store::new()?)
+}
+
+#[cfg(target_os = "macos")]
+fn platform_store() -> Result<Arc<CredentialStore>, KeyringError> {
+    Ok(apple_native_keyring_store::keychain::Store::new()?)
+}
+
+#[cfg(target_os = "windows")]
+fn platform_store() -> Result<Arc<CredentialStore>, KeyringError> {
+    Ok(windows_native_keyring_store::Store::new()?)
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "macos", target_os = "windows")))]
+fn platform_store() -> Result<Arc<CredentialStore>, KeyringError> {
+    Err(KeyringError::NotSupportedByStore(
+        "no keyring store for this platform".into(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    fn mock_backing() -> Arc<CredentialStore> {
+        keyring_core::mock::Store::new().unwrap()
+    }
+
+    fn mock() -> SessionStore {
+        SessionStore::probe(mock_backing())
+    }
+
+    #[test]
+    fn a_mock_keyring_is_used_as_a_keyring() {
+        assert!(mock().memory_reason().is_none());
+    }
+
+    #[test]
+    fn a_long_session_is_split_into_entries_within_the_windows_limit_and_read_back() {
+        let store = mock();
+        let text: String = (0..5_000).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+        store.save("sandbox", &text).unwrap();
+
+        assert_eq!(store.load("sandbox").unwrap().as_deref(), Some(text.as_str()));
+        for i in 0..5 {
+            let value = store.get(&entry_user("sandbox", i)).unwrap().unwrap();
+            assert!(value.len() * 2 <= 2_560, "entry {i} is {} bytes", value.len());
+        }
+    }
+
+    #[test]
+    fn a_shorter_session_removes_the_parts_left_over_from_a_longer_one() {
+        let store = mock();
+        store.save("env", &"x".repeat(3_000)).unwrap();
+        store.save("env", "short").unwrap();
+
+        assert_eq!(store.load("env").unwrap().as_deref(), Some("short"));
+        assert_eq!(store.get("env#1").unwrap(), None);
+        assert_eq!(store.get("env#2").unwrap(), None);
+    }
+
+    #[test]
+    fn delete_removes_every_part_and_environments_stay_apart() {
+        let store = mock();
+        store.save("a", &"y".repeat(2_500)).unwrap();
+        store.save("b", "other").unwrap();
+        store.delete("a").unwrap();
+
+        assert_eq!(store.load("a").unwrap(), None);
+        assert_eq!(store.get("a#1").unwrap(), None);
+        assert_eq!(store.load("b").unwrap().as_deref(), Some("other"));
+    }
+
+    #[test]
+    fn a_keyring_that_fails_to_answer_means_memory_only_with_the_reason() {
+        let backing = mock_backing();
+        let entry = backing.build(SERVICE, "probe", None).unwrap();
+        let cred: &keyring_core::mock::Cred = entry.as_any().downcast_ref().unwrap();
+        cred.set_error(KeyringError::NoStorageAccess(Box::new(std::io::Error::other(
+            "locked",
+        ))));
+
+        let store = SessionStore::probe(backing);
+
+        let reason = store.memory_reason().unwrap();
+        assert!(reason.contains("did not answer"), "{reason}");
+        store.save("env", "kept in memory").unwrap();
+        assert_eq!(store.load("env").unwrap().as_deref(), Some("kept in memory"));
+    }
+
+    #[test]
+    fn a_damaged_entry_is_reported_not_guessed() {
+        let store = mock();
+        store.put("env", "garbage").unwrap();
+        assert!(matches!(store.load("env"), Err(StoreError::Damaged(_))));
+        store.delete("env").unwrap();
+        assert_eq!(store.load("env").unwrap(), None);
+    }
+}

@@ -1,0 +1,81 @@
+// What a form shows after a failed command: inline messages per field (from
+// Invalid.field), the network's refusal in place, or a general message.
+// SignedOut hands over to sign-in and leaves the form's content alone.
+import type { CommandError } from '../bindings/ipc';
+import { toCommandError } from './backend';
+import { app } from './app.svelte';
+
+export interface Refusal {
+  code: string;
+  message: string;
+  requiredPermission: string | null;
+}
+
+/** Maps a server field path ("name.first", "input.treatmentId") to a form key. */
+export function fieldKey(field: string, aliases: Record<string, string> = {}): string {
+  const trimmed = field.replace(/^input\./, '');
+  if (aliases[trimmed]) return aliases[trimmed];
+  const last = trimmed.split('.').pop() ?? trimmed;
+  return aliases[last] ?? last;
+}
+
+export class FormStatus {
+  fields = $state<Record<string, string>>({});
+  refusal = $state<Refusal | null>(null);
+  general = $state<string | null>(null);
+  busy = $state(false);
+
+  constructor(private aliases: Record<string, string> = {}) {}
+
+  clear(): void {
+    this.fields = {};
+    this.general = null;
+  }
+
+  dismissRefusal(): void {
+    this.refusal = null;
+  }
+
+  /** Shows `e` where it belongs. Returns the error for callers that need more. */
+  absorb(raw: unknown): CommandError {
+    const e = toCommandError(raw);
+    switch (e.kind) {
+      case 'signedOut':
+        app.requireSignIn(e.message);
+        break;
+      case 'refused':
+        this.refusal = { code: e.code, message: e.message, requiredPermission: e.requiredPermission };
+        break;
+      case 'invalid':
+        if (e.field) this.fields = { ...this.fields, [fieldKey(e.field, this.aliases)]: e.message };
+        else this.general = e.message;
+        break;
+      case 'notFound':
+        this.general = `Not found: ${e.message}`;
+        break;
+      case 'network':
+        this.general = `The network could not be reached: ${e.message}`;
+        break;
+      case 'server':
+        this.general = `The server had trouble: ${e.message}`;
+        break;
+      default:
+        this.general = e.message;
+    }
+    return e;
+  }
+
+  /** Runs `action`, clearing old messages first; `undefined` when it failed. */
+  async run<T>(action: () => Promise<T>): Promise<T | undefined> {
+    this.clear();
+    this.busy = true;
+    try {
+      return await action();
+    } catch (e) {
+      this.absorb(e);
+      return undefined;
+    } finally {
+      this.busy = false;
+    }
+  }
+}
