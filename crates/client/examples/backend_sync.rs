@@ -1,1 +1,71 @@
-fn main() {}
+//! A backend that keeps the network in step with its own records, using a
+//! machine token: upsert patients from a CSV by `externalId`, draft a
+//! prescription and an order for each row, then send every order whose
+//! prescriptions a prescriber has signed. Run twice, it creates nothing twice.
+//!
+//! Usage: `cargo run -p rxdesk-client --example backend_sync -- FILE.csv`
+//! with `RXDESK_AUTH_URL`, `RXDESK_API_URL`, `RXDESK_AUDIENCE`,
+//! `RXDESK_CLIENT_ID` and `RXDESK_CLIENT_SECRET` set (a Backend credential).
+//!
+//! CSV columns: external_id,first_name,last_name,date_of_birth,sex,phone,email,
+//! medication,quantity,unit,days_supply,instructions. The logic lives in
+//! `rxdesk_client::sync`; this file is the command-line wrapper.
+
+use std::process::ExitCode;
+
+use rxdesk_client::{Client, Environment, sync};
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let Some(path) = std::env::args_os().nth(1) else {
+        eprintln!("usage: backend_sync FILE.csv");
+        return ExitCode::from(2);
+    };
+    let (environment, credentials) = match Environment::backend_from_env() {
+        Ok(pair) => pair,
+        Err(e) => {
+            eprintln!("backend_sync: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let file = match std::fs::File::open(&path) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("backend_sync: cannot open {}: {e}", path.to_string_lossy());
+            return ExitCode::from(2);
+        }
+    };
+    let client = match Client::new(environment) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("backend_sync: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let api = client.machine_api(credentials);
+    match sync::sync_csv(&api, file).await {
+        Ok(report) => {
+            for rejected in &report.rejected {
+                eprintln!("{}: {rejected}", path.to_string_lossy());
+            }
+            println!(
+                "patients created: {}, prescriptions created: {}, orders created: {}, orders sent: {}, rows unchanged: {}, rows rejected: {}",
+                report.patients_created,
+                report.prescriptions_created,
+                report.orders_created,
+                report.orders_sent,
+                report.rows_unchanged,
+                report.rejected.len()
+            );
+            if report.rejected.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Err(e) => {
+            eprintln!("backend_sync: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

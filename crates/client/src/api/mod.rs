@@ -726,6 +726,56 @@ mod tests {
         assert!(matches!(e, ClientError::Protocol { .. }));
     }
 
+    fn patient_json() -> Value {
+        json!({"id":"pat_1","externalId":"p-1","name":{"first":"Jo","middle":null,"last":"Doe","full":"Jo Doe"},
+               "dateOfBirth":"1990-01-01","sex":"FEMALE","gender":null,"email":null,"phone":null,
+               "address":{"street1":"1 Main St","street2":null,"city":"Springfield","state":"IL","postalCode":"62701","country":"US"},
+               "createdAt":"2026-01-01T00:00:00Z"})
+    }
+
+    #[test]
+    fn a_created_patient_maps_to_the_domain_type() {
+        let mut member = patient_json();
+        member["__typename"] = json!("Patient");
+        let data: ops::create_patient::ResponseData =
+            serde_json::from_value(json!({ "createPatient": member })).unwrap();
+
+        let patient: Patient = outcome(data.create_patient).unwrap();
+
+        assert_eq!(patient.id, "pat_1");
+        assert_eq!(patient.sex, Sex::Female);
+        assert_eq!(patient.address.unwrap().postal_code, "62701");
+    }
+
+    #[test]
+    fn a_page_carries_the_next_cursor_only_when_there_is_one() {
+        let data: ops::list_patients::ResponseData = serde_json::from_value(json!({
+            "patients": {"nodes": [patient_json()], "pageInfo": {"hasNextPage": true, "endCursor": "c1"}}
+        }))
+        .unwrap();
+
+        let page: Page<Patient> = page_of(data.patients).unwrap();
+
+        assert_eq!(page.items.len(), 1);
+        assert_eq!(page.next_cursor.as_deref(), Some("c1"));
+    }
+
+    #[test]
+    fn patient_changes_send_only_the_fields_given() {
+        let changes = PatientChanges {
+            phone: Some("555-0100".into()),
+            ..PatientChanges::default()
+        };
+        let variables = ops::update_patient::Variables {
+            id: "pat_1".into(),
+            input: convert(&changes).unwrap(),
+        };
+
+        let body = serde_json::to_value(ops::UpdatePatient::build_query(variables)).unwrap();
+
+        assert_eq!(body["variables"]["input"], json!({"phone": "555-0100"}));
+    }
+
     #[test]
     fn backoff_doubles() {
         assert_eq!(backoff(1), Duration::from_millis(200));
