@@ -1,0 +1,525 @@
+//! Shared helpers of the sandbox's integration tests: start a sandbox in-process,
+//! get machine tokens, and drive the browser sign-in (the HTML forms, filled by a
+//! cookie-keeping HTTP client, with the `oauth2` crate as the OAuth client, PKCE S256).
+//!
+//! Used by the auth tests (issue 2) and the GraphQL tests (issue 3): keep the
+//! signatures of `start_demo`, `start_with`, `machine_token` and `user_token` stable.
+//! No assertions about the auth server's behaviour live here, only the plumbing.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use oauth2::basic::BasicClient;
+use oauth2::{
+    AuthUrl, AuthorizationCode, ClientId, CsrfToken, EndpointNotSet, EndpointSet,
+    PkceCodeChallenge, PkceCodeVerifier, RedirectUrl, RevocationUrl, Scope, TokenResponse,
+    TokenUrl,
+};
+use rxdesk_sandbox::auth::claims::AccessClaims;
+use rxdesk_sandbox::{Config, Sandbox};
+use scraper::{Html, Selector};
+use url::Url;
+
+/// Password of every demo account.
+pub const DEMO_PASSWORD: &str = "rxdesk-demo";
+/// Demo prescriber in both organizations.
+pub const ADA: &str = "ada@maple.example";
+/// Demo prescriber in Birch Family Practice only.
+pub const BEN: &str = "ben@birch.example";
+/// Demo medical-operations user in Maple Street Clinic only.
+pub const MO: &str = "mo@maple.example";
+/// The demo Application (public client).
+pub const DESKTOP_CLIENT: &str = "rxdesk-desktop";
+pub const MAPLE_BACKEND: (&str, &str) = ("maple-backend", "maple-backend-secret");
+pub const BIRCH_BACKEND: (&str, &str) = ("birch-backend", "birch-backend-secret");
+pub const MAPLE: &str = "Maple Street Clinic";
+pub const BIRCH: &str = "Birch Family Practice";
+/// A loopback redirect URI the demo Application allows (nothing listens there:
+/// the tests read the redirect's `Location` instead of following it).
+pub const REDIRECT_URI: &str = "http://127.0.0.1:53682/callback";
+/// The machine token's `scope`, exactly as the contract's table.
+pub const MACHINE_SCOPE: &str = "read:patient write:patient read:prescription read:order write:order";
+
+/// An in-memory sandbox with the demo fixture on a free loopback port.
+pub async fn start_demo() -> Sandbox {
+    start_with(Config::in_memory()).await
+}
+
+/// A sandbox with `config`; panics with the start error's message.
+pub async fn start_with(config: Config) -> Sandbox {
+    match Sandbox::start(config).await {
+        Ok(sandbox) => sandbox,
+        Err(e) => panic!("sandbox did not start: {e}"),
+    }
+}
+
+/// `{origin}{path}` of the sandbox.
+pub fn endpoint(sandbox: &Sandbox, path: &str) -> String {
+    sandbox.url().join(path).unwrap().to_string()
+}
+
+/// A plain HTTP client (follows no redirects).
+pub fn http() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+/// A "browser": keeps cookies, follows no redirects (so the final redirect to the
+/// app's loopback URI can be read from `Location`).
+pub fn browser() -> reqwest::Client {
+    reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+/// The raw token endpoint response of a client credentials request (JSON body,
+/// as in the contract): status and JSON body.
+pub async fn machine_token_response(
+    sandbox: &Sandbox,
+    client_id: &str,
+    secret: &str,
+) -> (reqwest::StatusCode, serde_json::Value) {
+    let response = http()
+        .post(endpoint(sandbox, "/oauth/token"))
+        .json(&serde_json::json!({
+            "client_id": client_id,
+            "client_secret": secret,
+            "audience": rxdesk_sandbox::config::DEFAULT_AUDIENCE,
+            "grant_type": "client_credentials",
+        }))
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    (status, response.json().await.unwrap())
+}
+
+/// A machine token for the backend `client_id` (sandbox with the default audience).
+pub async fn machine_token(sandbox: &Sandbox, client_id: &str, secret: &str) -> String {
+    let (status, body) = machine_token_response(sandbox, client_id, secret).await;
+    assert_eq!(status, 200, "machine token refused: {body}");
+    body["access_token"].as_str().unwrap().to_owned()
+}
+
+/// A user's access token after a full browser sign-in (PKCE S256). With
+/// `organization_name`, that button is pressed on the **Choose an organization** page
+/// (when the page appears); without it the user must be in one organization.
+pub async fn user_token(
+    sandbox: &Sandbox,
+    email: &str,
+    password: &str,
+    organization_name: Option<&str>,
+) -> String {
+    user_tokens(sandbox, email, password, organization_name, false)
+        .await
+        .access_token
+}
+
+/// What a sign-in ends with.
+#[derive(Debug, Clone)]
+pub struct UserTokens {
+    pub access_token: String,
+    /// Present when `offline_access` was asked for.
+    pub refresh_token: Option<String>,
+    pub expires_in: u64,
+    pub scope: Vec<String>,
+}
+
+/// [`user_token`], returning the whole token response; `offline` asks for
+/// `offline_access` (a refresh token).
+pub async fn user_tokens(
+    sandbox: &Sandbox,
+    email: &str,
+    password: &str,
+    organization_name: Option<&str>,
+    offline: bool,
+) -> UserTokens {
+    let flow = Flow::new(sandbox).offline(offline);
+    let browser = browser();
+    let page = flow.open(&browser).await;
+    let mut after = page.sign_in(&browser, email, password).await;
+    if let Some(name) = organization_name {
+        if after.is_page() {
+            after = after.page().choose_organization(&browser, name).await;
+        }
+    }
+    let code = flow.code_from(&after);
+    flow.exchange(sandbox, &code).await.unwrap()
+}
+
+/// Exchanges a refresh token at the token endpoint with the `oauth2` crate.
+pub async fn refresh(sandbox: &Sandbox, refresh_token: &str) -> Result<UserTokens, String> {
+    let client = oauth_client(sandbox);
+    let token = oauth2::RefreshToken::new(refresh_token.to_owned());
+    client
+        .exchange_refresh_token(&token)
+        .request_async(&http())
+        .await
+        .map(into_user_tokens)
+        .map_err(describe_error)
+}
+
+/// Revokes a refresh token at `POST /oauth/revoke` (RFC 7009 form body, as the
+/// demo Application). Not through the `oauth2` crate: it refuses a revocation
+/// URL that is not https, and the sandbox is plain http on loopback.
+pub async fn revoke_refresh_token(sandbox: &Sandbox, refresh_token: &str) {
+    let response = http()
+        .post(endpoint(sandbox, "/oauth/revoke"))
+        .form(&[
+            ("token", refresh_token),
+            ("token_type_hint", "refresh_token"),
+            ("client_id", DESKTOP_CLIENT),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200, "revocation refused");
+}
+
+/// Verifies `token` against the sandbox's published JWKS (fetched over HTTP) with
+/// the sandbox's issuer and default audience, and returns its claims.
+pub async fn verify_with_jwks(sandbox: &Sandbox, token: &str) -> AccessClaims {
+    verify_with_jwks_for(sandbox, token, rxdesk_sandbox::config::DEFAULT_AUDIENCE).await
+}
+
+/// [`verify_with_jwks`] for another audience.
+pub async fn verify_with_jwks_for(sandbox: &Sandbox, token: &str, audience: &str) -> AccessClaims {
+    let jwks: jsonwebtoken::jwk::JwkSet = http()
+        .get(endpoint(sandbox, "/.well-known/jwks.json"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let header = jsonwebtoken::decode_header(token).unwrap();
+    let kid = header.kid.expect("token header has a kid");
+    let jwk = jwks.find(&kid).expect("the token's kid is in the JWKS");
+    let key = jsonwebtoken::DecodingKey::from_jwk(jwk).unwrap();
+    let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::RS256);
+    validation.set_audience(&[audience]);
+    validation.set_issuer(&[sandbox.url().as_str().trim_end_matches('/')]);
+    jsonwebtoken::decode::<AccessClaims>(token, &key, &validation)
+        .unwrap()
+        .claims
+}
+
+/// The demo Application as an `oauth2` client of this sandbox.
+pub type OauthClient =
+    BasicClient<EndpointSet, EndpointNotSet, EndpointNotSet, EndpointSet, EndpointSet>;
+
+pub fn oauth_client(sandbox: &Sandbox) -> OauthClient {
+    oauth_client_for(sandbox, DESKTOP_CLIENT, REDIRECT_URI)
+}
+
+pub fn oauth_client_for(sandbox: &Sandbox, client_id: &str, redirect_uri: &str) -> OauthClient {
+    BasicClient::new(ClientId::new(client_id.to_owned()))
+        .set_auth_uri(AuthUrl::new(endpoint(sandbox, "/authorize")).unwrap())
+        .set_token_uri(TokenUrl::new(endpoint(sandbox, "/oauth/token")).unwrap())
+        .set_revocation_url(RevocationUrl::new(endpoint(sandbox, "/oauth/revoke")).unwrap())
+        .set_redirect_uri(RedirectUrl::new(redirect_uri.to_owned()).unwrap())
+}
+
+/// One authorization request of the demo Application: its URL, PKCE verifier and state.
+#[derive(Debug)]
+pub struct Flow {
+    pub client: OauthClient,
+    pub authorize_url: Url,
+    pub verifier: String,
+    pub state: String,
+}
+
+impl Flow {
+    /// A standard request: S256 PKCE, the default audience, no extra scope.
+    pub fn new(sandbox: &Sandbox) -> Self {
+        Self::build(sandbox, &[], false)
+    }
+
+    /// A request with extra query parameters (e.g. `("organization", "org_birch")`).
+    pub fn with_params(sandbox: &Sandbox, params: &[(&str, &str)]) -> Self {
+        Self::build(sandbox, params, false)
+    }
+
+    fn build(sandbox: &Sandbox, params: &[(&str, &str)], offline: bool) -> Self {
+        let client = oauth_client(sandbox);
+        let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
+        let mut request = client
+            .authorize_url(CsrfToken::new_random)
+            .set_pkce_challenge(challenge)
+            .add_extra_param("audience", rxdesk_sandbox::config::DEFAULT_AUDIENCE);
+        if offline {
+            request = request.add_scope(Scope::new("offline_access".to_owned()));
+        }
+        for (name, value) in params {
+            request = request.add_extra_param(*name, *value);
+        }
+        let (authorize_url, state) = request.url();
+        Self {
+            client,
+            authorize_url,
+            verifier: verifier.secret().clone(),
+            state: state.secret().clone(),
+        }
+    }
+
+    /// The same request asking for `offline_access` (a refresh token).
+    pub fn offline(self, offline: bool) -> Self {
+        if !offline {
+            return self;
+        }
+        let mut url = self.authorize_url.clone();
+        let pairs: Vec<(String, String)> = url
+            .query_pairs()
+            .filter(|(k, _)| k != "scope")
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        url.query_pairs_mut()
+            .clear()
+            .extend_pairs(pairs)
+            .append_pair("scope", "offline_access");
+        Self {
+            authorize_url: url,
+            ..self
+        }
+    }
+
+    /// `GET /authorize` in `browser`; panics unless it shows the sign-in page.
+    pub async fn open(&self, browser: &reqwest::Client) -> Page {
+        let reply = get(browser, self.authorize_url.as_str()).await;
+        assert!(reply.is_page(), "expected the sign-in page, got {reply:?}");
+        reply.page()
+    }
+
+    /// The `code` of the final redirect, after checking it goes to the redirect
+    /// URI and carries this flow's `state`.
+    pub fn code_from(&self, reply: &Reply) -> String {
+        let location = reply.location().unwrap_or_else(|| panic!("expected a redirect, got {reply:?}"));
+        assert!(location.as_str().starts_with(REDIRECT_URI), "redirected to {location}");
+        let query = query_map(&location);
+        assert_eq!(query.get("state"), Some(&self.state), "state returned");
+        query
+            .get("code")
+            .unwrap_or_else(|| panic!("no code in {location}"))
+            .clone()
+    }
+
+    /// Exchanges `code` with this flow's verifier (the `oauth2` crate).
+    pub async fn exchange(&self, _sandbox: &Sandbox, code: &str) -> Result<UserTokens, String> {
+        self.exchange_with_verifier(code, &self.verifier).await
+    }
+
+    /// Exchanges `code` with any verifier.
+    pub async fn exchange_with_verifier(&self, code: &str, verifier: &str) -> Result<UserTokens, String> {
+        self.client
+            .exchange_code(AuthorizationCode::new(code.to_owned()))
+            .set_pkce_verifier(PkceCodeVerifier::new(verifier.to_owned()))
+            .request_async(&http())
+            .await
+            .map(into_user_tokens)
+            .map_err(describe_error)
+    }
+
+    /// Signs in and returns the code (the user must be in one organization, or
+    /// `organization_name` picks one).
+    pub async fn code_for(&self, email: &str, password: &str, organization_name: Option<&str>) -> String {
+        let browser = browser();
+        let mut reply = self.open(&browser).await.sign_in(&browser, email, password).await;
+        if let Some(name) = organization_name {
+            if reply.is_page() {
+                reply = reply.page().choose_organization(&browser, name).await;
+            }
+        }
+        self.code_from(&reply)
+    }
+}
+
+fn into_user_tokens(response: oauth2::basic::BasicTokenResponse) -> UserTokens {
+    UserTokens {
+        access_token: response.access_token().secret().clone(),
+        refresh_token: response.refresh_token().map(|t| t.secret().clone()),
+        expires_in: response.expires_in().map(|d| d.as_secs()).unwrap_or_default(),
+        scope: response
+            .scopes()
+            .map(|s| s.iter().map(|s| s.to_string()).collect())
+            .unwrap_or_default(),
+    }
+}
+
+/// `"error_code"` of an RFC 6749 error response, or a description of another failure.
+fn describe_error<E: std::error::Error>(
+    error: oauth2::RequestTokenError<E, oauth2::basic::BasicErrorResponse>,
+) -> String {
+    match error {
+        oauth2::RequestTokenError::ServerResponse(response) => response.error().to_string(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// What a browser request ended with: an HTML page or a redirect.
+#[derive(Debug, Clone)]
+pub enum Reply {
+    Page(Page),
+    Redirect(Url),
+}
+
+impl Reply {
+    pub fn is_page(&self) -> bool {
+        matches!(self, Self::Page(_))
+    }
+
+    pub fn page(self) -> Page {
+        match self {
+            Self::Page(page) => page,
+            Self::Redirect(url) => panic!("expected a page, got a redirect to {url}"),
+        }
+    }
+
+    pub fn location(&self) -> Option<Url> {
+        match self {
+            Self::Page(_) => None,
+            Self::Redirect(url) => Some(url.clone()),
+        }
+    }
+}
+
+/// An HTML page the sandbox served.
+#[derive(Debug, Clone)]
+pub struct Page {
+    pub url: Url,
+    pub status: u16,
+    pub html: String,
+}
+
+impl Page {
+    /// The visible text of the page, whitespace collapsed.
+    pub fn text(&self) -> String {
+        let doc = Html::parse_document(&self.html);
+        let body = doc.root_element().text().collect::<Vec<_>>().join(" ");
+        body.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    /// The text of the first `<h1>`.
+    pub fn heading(&self) -> String {
+        let doc = Html::parse_document(&self.html);
+        let h1 = Selector::parse("h1").unwrap();
+        doc.select(&h1)
+            .next()
+            .map(|h| h.text().collect::<String>().trim().to_owned())
+            .unwrap_or_default()
+    }
+
+    /// Names of the buttons (their visible text).
+    pub fn buttons(&self) -> Vec<String> {
+        let doc = Html::parse_document(&self.html);
+        let sel = Selector::parse("button").unwrap();
+        doc.select(&sel)
+            .map(|b| b.text().collect::<String>().trim().to_owned())
+            .collect()
+    }
+
+    /// The `name` of the input labelled `label` (via `<label for>`).
+    pub fn input_labelled(&self, label: &str) -> Option<String> {
+        let doc = Html::parse_document(&self.html);
+        let labels = Selector::parse("label").unwrap();
+        let for_id = doc
+            .select(&labels)
+            .find(|l| l.text().collect::<String>().trim() == label)?
+            .value()
+            .attr("for")?
+            .to_owned();
+        let input = Selector::parse(&format!("input#{for_id}")).ok()?;
+        doc.select(&input)
+            .next()?
+            .value()
+            .attr("name")
+            .map(str::to_owned)
+    }
+
+    /// Submits the form holding the button whose text is `button`, with the
+    /// form's hidden inputs, `fields` (by input name) and the button's own
+    /// name/value.
+    pub async fn submit(&self, browser: &reqwest::Client, button: &str, fields: &[(String, String)]) -> Reply {
+        let doc = Html::parse_document(&self.html);
+        let forms = Selector::parse("form").unwrap();
+        let buttons = Selector::parse("button").unwrap();
+        let hidden = Selector::parse("input[type=hidden]").unwrap();
+        for form in doc.select(&forms) {
+            let Some(pressed) = form
+                .select(&buttons)
+                .find(|b| b.text().collect::<String>().trim() == button)
+            else {
+                continue;
+            };
+            let mut body: Vec<(String, String)> = form
+                .select(&hidden)
+                .filter_map(|i| {
+                    Some((
+                        i.value().attr("name")?.to_owned(),
+                        i.value().attr("value").unwrap_or_default().to_owned(),
+                    ))
+                })
+                .collect();
+            body.extend(fields.iter().cloned());
+            if let Some(name) = pressed.value().attr("name") {
+                body.push((name.to_owned(), pressed.value().attr("value").unwrap_or_default().to_owned()));
+            }
+            let action = form.value().attr("action").unwrap_or_default();
+            let target = self.url.join(action).unwrap();
+            let response = browser.post(target.clone()).form(&body).send().await.unwrap();
+            return to_reply(target, response).await;
+        }
+        panic!("no form with a button {button:?} on the page: {}", self.text());
+    }
+
+    /// Fills **Email** and **Password** and presses **Sign in**.
+    pub async fn sign_in(&self, browser: &reqwest::Client, email: &str, password: &str) -> Reply {
+        let email_field = self.input_labelled("Email").expect("a field labelled Email");
+        let password_field = self.input_labelled("Password").expect("a field labelled Password");
+        self.submit(
+            browser,
+            "Sign in",
+            &[(email_field, email.to_owned()), (password_field, password.to_owned())],
+        )
+        .await
+    }
+
+    /// On **Choose an organization**, presses the button named `name`.
+    pub async fn choose_organization(&self, browser: &reqwest::Client, name: &str) -> Reply {
+        assert_eq!(self.heading(), "Choose an organization", "page: {}", self.text());
+        self.submit(browser, name, &[]).await
+    }
+}
+
+/// `GET url` in `browser`.
+pub async fn get(browser: &reqwest::Client, url: &str) -> Reply {
+    let target = Url::parse(url).unwrap();
+    let response = browser.get(target.clone()).send().await.unwrap();
+    to_reply(target, response).await
+}
+
+async fn to_reply(url: Url, response: reqwest::Response) -> Reply {
+    let status = response.status();
+    if status.is_redirection() {
+        let location = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .expect("a redirect has a Location")
+            .to_str()
+            .unwrap();
+        return Reply::Redirect(url.join(location).unwrap());
+    }
+    Reply::Page(Page {
+        url,
+        status: status.as_u16(),
+        html: response.text().await.unwrap(),
+    })
+}
+
+/// The query parameters of `url` (last one wins).
+pub fn query_map(url: &Url) -> std::collections::HashMap<String, String> {
+    url.query_pairs()
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect()
+}
