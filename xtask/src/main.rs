@@ -70,7 +70,24 @@ fn run(extra: &[String]) -> Result<()> {
     step("start the local sandbox", cmd)
 }
 
+fn npm(args: &[&str]) -> Command {
+    let mut cmd = Command::new("npm");
+    cmd.current_dir(root().join("ui")).args(args);
+    cmd
+}
+
+/// Installs the UI's locked dependencies, type-checks, tests and builds it.
+/// The build comes first because the app embeds `ui/dist` at compile time.
+fn ui() -> Result<()> {
+    step("npm ci (ui)", npm(&["ci", "--no-audit", "--no-fund"]))?;
+    step("ui: type check", npm(&["run", "check"]))?;
+    step("ui: tests", npm(&["test"]))?;
+    step("ui: build", npm(&["run", "build"]))
+}
+
 fn test() -> Result<()> {
+    ui()?;
+
     let mut fmt = cargo();
     fmt.args(["fmt", "--all", "--", "--check"]);
     step("cargo fmt --check", fmt)?;
