@@ -1,0 +1,157 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The end-to-end journeys of Rx Desk, run in order in one process against one
+//! [`World`] (Xvfb, a private bus with gnome-keyring, the sandbox): each journey
+//! is a function named for the story it tells, and later ones build on what
+//! earlier ones left (the patient, the drafts, the signed prescriptions).
+//!
+//! Gated: without `RXDESK_E2E=1` this prints that it skipped and passes, so a
+//! plain `cargo test --workspace` needs none of the system packages. With it,
+//! anything missing fails the run loudly. Run it as `cargo xtask e2e` does:
+//!
+//! ```text
+//! npm --prefix ui run build
+//! cargo build -p rxdesk --features tauri/custom-protocol
+//! cargo build -p rxdesk-sandbox -p rxdesk-e2e --bins
+//! RXDESK_E2E=1 cargo test -p rxdesk-e2e --test journeys
+//! ```
+//!
+//! Arguments: words that select journeys by substring (like libtest filters).
+
+mod smoke;
+
+use std::future::Future;
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use rxdesk_e2e::{Layout, World};
+
+/// A journey that takes longer than this has hung.
+const JOURNEY_TIMEOUT: Duration = Duration::from_secs(300);
+
+#[derive(Debug)]
+/// What journeys share: the running world and what earlier journeys created.
+pub struct Run {
+    pub world: World,
+    /// Every token seen during the run (keyring snapshots, machine tokens).
+    pub tokens: Vec<(String, String)>,
+    /// Every patient name used during the run.
+    pub patient_names: Vec<String>,
+}
+
+impl Run {
+    /// Remembers `token` (seen at `when`) for the log check.
+    pub fn saw_token(&mut self, when: &str, token: &str) {
+        if !self.tokens.iter().any(|(_, t)| t == token) {
+            self.tokens.push((when.to_owned(), token.to_owned()));
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    if std::env::var("RXDESK_E2E").as_deref() != Ok("1") {
+        println!("e2e journeys: skipped (set RXDESK_E2E=1, run via cargo xtask e2e)");
+        return ExitCode::SUCCESS;
+    }
+    let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
+    runtime.block_on(async {
+        tokio::select! {
+            code = run(&filters) => code,
+            () = interrupted() => {
+                eprintln!("e2e journeys: interrupted; stopping everything started");
+                ExitCode::FAILURE
+            }
+        }
+    })
+}
+
+/// Ctrl-C or SIGTERM: returning lets every guard stop its processes.
+async fn interrupted() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+}
+
+async fn run(filters: &[String]) -> ExitCode {
+    let started = Instant::now();
+    let layout = match Layout::discover(Path::new(env!("CARGO_BIN_EXE_e2e-browser"))) {
+        Ok(layout) => layout,
+        Err(e) => return fail_setup(e),
+    };
+    println!("e2e journeys: outputs under {}", layout.out.display());
+    let world = match World::start(layout).await {
+        Ok(world) => world,
+        Err(e) => return fail_setup(e),
+    };
+    println!(
+        "e2e journeys: display {}, sandbox {}, keyring on {}",
+        world.display.name, world.sandbox.url, world.keyring.address
+    );
+    let mut run = Run {
+        world,
+        tokens: Vec::new(),
+        patient_names: Vec::new(),
+    };
+    let mut report = Report::default();
+
+    macro_rules! journey {
+        ($path:path) => {{
+            let name = stringify!($path).rsplit("::").next().unwrap_or_default().trim();
+            if filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str())) {
+                report.run(name, $path(&mut run)).await;
+            }
+        }};
+    }
+
+    journey!(smoke::the_app_window_opens_titled_rx_desk);
+    journey!(smoke::the_browser_program_completes_a_sign_in_on_its_own);
+
+    let failed = report.failed.len();
+    println!(
+        "\ne2e journeys: {} passed, {failed} failed, in {:.0?}; screenshots under {}",
+        report.passed,
+        started.elapsed(),
+        run.world.layout.screenshots().display()
+    );
+    for (name, error) in &report.failed {
+        println!("  FAILED {name}: {error:#}");
+    }
+    drop(run);
+    if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
+fn fail_setup(e: anyhow::Error) -> ExitCode {
+    eprintln!("e2e journeys: cannot set up the run: {e:#}");
+    ExitCode::FAILURE
+}
+
+#[derive(Debug, Default)]
+struct Report {
+    passed: usize,
+    failed: Vec<(String, anyhow::Error)>,
+}
+
+impl Report {
+    async fn run(&mut self, name: &str, journey: impl Future<Output = Result<()>>) {
+        println!("journey {name} ...");
+        let started = Instant::now();
+        let outcome = match tokio::time::timeout(JOURNEY_TIMEOUT, journey).await {
+            Ok(outcome) => outcome,
+            Err(_) => Err(anyhow::anyhow!("not done within {JOURNEY_TIMEOUT:?}")),
+        };
+        match outcome {
+            Ok(()) => {
+                println!("journey {name} ... ok ({:.1?})", started.elapsed());
+                self.passed += 1;
+            }
+            Err(e) => {
+                println!("journey {name} ... FAILED ({:.1?})\n  {e:#}", started.elapsed());
+                self.failed.push((name.to_owned(), e));
+            }
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! End-to-end harness of Rx Desk: the real `rxdesk` binary under Xvfb, driven
+//! through `tauri-driver`, with a real Secret Service (gnome-keyring on a private
+//! D-Bus bus), the real sandbox binary with the suite's fixture, and headless
+//! Chromium completing the sign-in page as the app's `$BROWSER`.
+//!
+//! [`World`] starts all of it once per run and tears it down when dropped;
+//! [`desktop::Desktop`] is one launch of the app. Everything a run writes lands
+//! under `target/e2e/`: `logs/`, `screenshots/<journey>/`, `run/` (the isolated
+//! home and the sandbox's data).
+
+pub mod browser;
+pub mod desktop;
+pub mod process;
+pub mod services;
+pub mod tokens;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::browser::{Action, Plan};
+use crate::desktop::{Desktop, Shots};
+use crate::services::{Display, Home, Lifetimes, Sandbox, SecretService};
+
+/// The Application client id in the suite's fixture.
+pub const CLIENT_ID: &str = "rxdesk-desktop";
+/// The keyring service of the app's entries.
+pub const KEYRING_SERVICE: &str = "dev.rxdesk.desktop";
+/// The app's bundle identifier: its data, config and cache dirs are named so.
+pub const APP_IDENTIFIER: &str = "dev.rxdesk.desktop";
+
+/// Where the binaries and outputs of a run are.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    /// `target/debug` (or the profile dir the suite was built in).
+    pub profile_dir: PathBuf,
+    /// `target/e2e`
+    pub out: PathBuf,
+    pub app: PathBuf,
+    pub sandbox: PathBuf,
+    pub browser: PathBuf,
+    pub fixture: PathBuf,
+}
+
+impl Layout {
+    /// Found from the running test binary (`target/debug/deps/…`) unless
+    /// `RXDESK_E2E_APP` / `RXDESK_E2E_SANDBOX` name the binaries.
+    pub fn discover(browser: &Path) -> Result<Self> {
+        let exe = std::env::current_exe()?;
+        let profile_dir = exe
+            .parent()
+            .and_then(Path::parent)
+            .context("the test binary is not in target/<profile>/deps")?
+            .to_owned();
+        let target = profile_dir.parent().context("no target dir")?.to_owned();
+        let from_env = |var: &str, default: PathBuf| std::env::var_os(var).map(PathBuf::from).unwrap_or(default);
+        Ok(Self {
+            app: from_env("RXDESK_E2E_APP", profile_dir.join("rxdesk")),
+            sandbox: from_env("RXDESK_E2E_SANDBOX", profile_dir.join("rxdesk-sandbox")),
+            browser: browser.to_owned(),
+            fixture: Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/e2e.toml"),
+            out: target.join("e2e"),
+            profile_dir,
+        })
+    }
+
+    pub fn logs(&self) -> PathBuf {
+        self.out.join("logs")
+    }
+    pub fn screenshots(&self) -> PathBuf {
+        self.out.join("screenshots")
+    }
+    pub fn run_dir(&self) -> PathBuf {
+        self.out.join("run")
+    }
+}
+
+/// Everything around the app for one run; dropping it stops it all.
+#[derive(Debug)]
+pub struct World {
+    // Drop order = field order: sandboxes, then the keyring and its bus, then X.
+    pub sandbox: Sandbox,
+    pub keyring: SecretService,
+    pub display: Display,
+    pub home: Home,
+    pub layout: Layout,
+}
+
+impl World {
+    /// Starts Xvfb, the bus with an unlocked keyring and the sandbox, after
+    /// emptying the outputs of the previous run.
+    pub async fn start(layout: Layout) -> Result<Self> {
+        for dir in [layout.logs(), layout.screenshots()] {
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir)?;
+            }
+            std::fs::create_dir_all(&dir)?;
+        }
+        let home = Home::fresh(&layout.run_dir().join("home"))?;
+        let display = Display::start(&layout.logs().join("xvfb.log"))?;
+        let keyring = SecretService::start(&home, &layout.logs().join("keyring.log")).await?;
+        let sandbox = Self::start_sandbox(&layout, "sandbox", Lifetimes::default())?;
+        Ok(Self {
+            sandbox,
+            keyring,
+            display,
+            home,
+            layout,
+        })
+    }
+
+    /// Another sandbox (own data dir and log) for a journey that needs other
+    /// settings; it stops when dropped.
+    pub fn extra_sandbox(&self, name: &str, lifetimes: Lifetimes) -> Result<Sandbox> {
+        Self::start_sandbox(&self.layout, name, lifetimes)
+    }
+
+    fn start_sandbox(layout: &Layout, name: &str, lifetimes: Lifetimes) -> Result<Sandbox> {
+        let data = layout.run_dir().join(format!("{name}-data"));
+        if data.exists() {
+            std::fs::remove_dir_all(&data)?;
+        }
+        Sandbox::start(
+            &layout.sandbox,
+            &layout.fixture,
+            &data,
+            lifetimes,
+            &layout.logs().join(format!("{name}.log")),
+        )
+    }
+
+    /// The plan file the browser program reads.
+    pub fn plan_path(&self) -> PathBuf {
+        self.layout.run_dir().join("browser-plan.json")
+    }
+
+    /// The browser program's step log.
+    pub fn browser_log(&self) -> PathBuf {
+        self.layout.logs().join("browser.log")
+    }
+
+    /// What the app sees: the display, the bus, the isolated home, `sandbox`
+    /// as its network through `RXDESK_*`, and the browser program as `$BROWSER`.
+    pub fn app_env(&self, sandbox: &Sandbox) -> Vec<(String, OsString)> {
+        let mut env = self.home.vars();
+        let origin = sandbox.origin();
+        env.extend([
+            ("DISPLAY".into(), self.display.name.clone().into()),
+            ("DBUS_SESSION_BUS_ADDRESS".into(), self.keyring.address.clone().into()),
+            ("RXDESK_AUTH_URL".into(), origin.clone().into()),
+            ("RXDESK_API_URL".into(), origin.into()),
+            ("RXDESK_AUDIENCE".into(), services::AUDIENCE.into()),
+            ("RXDESK_CLIENT_ID".into(), CLIENT_ID.into()),
+            ("BROWSER".into(), self.layout.browser.clone().into()),
+            (browser::PLAN_ENV.into(), self.plan_path().into()),
+            (browser::LOG_ENV.into(), self.browser_log().into()),
+            ("RUST_LOG".into(), "debug,hyper=info,hyper_util=info,zbus=info,tao=info,wry=info".into()),
+            ("RUST_BACKTRACE".into(), "1".into()),
+            // No GLib/GTK accessibility bus of its own, no dconf on the real home.
+            ("NO_AT_BRIDGE".into(), "1".into()),
+            ("GSETTINGS_BACKEND".into(), "memory".into()),
+            ("LANG".into(), "C.UTF-8".into()),
+        ]);
+        env
+    }
+
+    /// Launches the app against `sandbox`; screenshots go to
+    /// `screenshots/<journey>/`, the driver's and app's output to `logs/<journey>-app.log`.
+    pub async fn launch(&self, journey: &str, sandbox: &Sandbox) -> Result<Desktop> {
+        let shots = Shots::new(self.layout.screenshots().join(journey));
+        self.launch_continuing(journey, sandbox, shots).await
+    }
+
+    /// [`World::launch`] continuing an earlier launch's screenshot numbering.
+    pub async fn launch_continuing(&self, journey: &str, sandbox: &Sandbox, shots: Shots) -> Result<Desktop> {
+        Desktop::launch(
+            &self.layout.app,
+            &self.app_env(sandbox),
+            &self.layout.logs().join(format!("{journey}-app.log")),
+            shots,
+        )
+        .await
+    }
+
+    /// Tells the browser program how to answer the next sign-in page.
+    pub fn plan_sign_in(&self, journey: &str, user: &User, organization: Option<&str>) -> Result<()> {
+        Plan {
+            action: Action::SignIn,
+            email: user.email.into(),
+            password: user.password.into(),
+            organization: organization.map(str::to_owned),
+            screenshot_prefix: Some(self.layout.screenshots().join(journey).join("browser")),
+        }
+        .write(&self.plan_path())
+    }
+
+    /// Tells the browser program to click Cancel on the next sign-in page.
+    pub fn plan_cancel(&self, journey: &str, user: &User) -> Result<()> {
+        Plan {
+            action: Action::Cancel,
+            email: user.email.into(),
+            password: user.password.into(),
+            organization: None,
+            screenshot_prefix: Some(self.layout.screenshots().join(journey).join("browser")),
+        }
+        .write(&self.plan_path())
+    }
+
+    /// The app's own directories (data, config, cache) in the isolated home.
+    pub fn app_dirs(&self) -> Vec<PathBuf> {
+        vec![
+            self.home.data().join(APP_IDENTIFIER),
+            self.home.config().join(APP_IDENTIFIER),
+            self.home.cache().join(APP_IDENTIFIER),
+        ]
+    }
+}
+
+/// An account of the suite's fixture (`fixtures/e2e.toml`).
+#[derive(Debug, Clone, Copy)]
+pub struct User {
+    pub email: &'static str,
+    pub password: &'static str,
+    pub name: &'static str,
+}
+
+/// Fixture accounts and organizations.
+pub mod fixture {
+    use super::User;
+
+    pub const PASSWORD: &str = "e2e-correct-horse";
+    /// Prescriber in Harbor Lane and Willow Creek.
+    pub const PIA: User = User {
+        email: "pia@harbor.example",
+        password: PASSWORD,
+        name: "Pia Lindqvist",
+    };
+    /// Prescriber in Willow Creek only.
+    pub const OMAR: User = User {
+        email: "omar@willow.example",
+        password: PASSWORD,
+        name: "Omar Castellanos",
+    };
+    /// Medical operations in Harbor Lane.
+    pub const SAM: User = User {
+        email: "sam@harbor.example",
+        password: PASSWORD,
+        name: "Sam Okonkwo",
+    };
+    pub const HARBOR: &str = "Harbor Lane Clinic";
+    pub const WILLOW: &str = "Willow Creek Practice";
+    pub const HARBOR_BACKEND: (&str, &str) = ("harbor-backend", "harbor-backend-e2e-secret");
+    pub const WILLOW_BACKEND: (&str, &str) = ("willow-backend", "willow-backend-e2e-secret");
+}

@@ -1,0 +1,211 @@
+//! Child processes the suite starts and must always stop: each runs in its own
+//! process group with its output appended to a log file, and dropping its
+//! [`Guard`] terminates the whole group (SIGTERM, then SIGKILL after a grace
+//! period) so no Xvfb, keyring, driver, app or browser outlives a run, even one
+//! that failed half-way.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+
+/// How long a group gets between SIGTERM and SIGKILL.
+const GRACE: Duration = Duration::from_secs(3);
+
+/// A running child in its own process group; dropping it ends the group.
+#[derive(Debug)]
+pub struct Guard {
+    name: String,
+    child: Child,
+}
+
+impl Guard {
+    /// Starts `command` as `name` in a new process group, stdin closed, stdout
+    /// and stderr appended to `log`.
+    pub fn spawn(name: &str, command: &mut Command, log: &Path) -> Result<Self> {
+        let out = append(log)?;
+        let err = out.try_clone()?;
+        Self::start(name, command.stdout(out).stderr(err))
+    }
+
+    /// Like [`Guard::spawn`] but stdout is piped: returns the guard, the first
+    /// stdout line satisfying `ready` (waiting at most `timeout`), and copies
+    /// the rest of stdout to `log` in the background.
+    pub fn spawn_until_line(
+        name: &str,
+        command: &mut Command,
+        log: &Path,
+        timeout: Duration,
+        ready: impl Fn(&str) -> bool + Send + 'static,
+    ) -> Result<(Self, String)> {
+        let err = append(log)?;
+        let mut guard = Self::start(name, command.stdout(Stdio::piped()).stderr(err))?;
+        let stdout = guard
+            .child
+            .stdout
+            .take()
+            .with_context(|| format!("{name}: no stdout pipe"))?;
+        let sink = append(log)?;
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || forward_stdout(stdout, sink, &tx, &ready));
+        let deadline = Instant::now() + timeout;
+        loop {
+            match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(line) => return Ok((guard, line)),
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if let Some(status) = guard.child.try_wait()? {
+                        bail!("{name} exited ({status}) before it was ready; see {}", log.display());
+                    }
+                    if Instant::now() > deadline {
+                        bail!("{name} not ready after {timeout:?}; see {}", log.display());
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    bail!("{name} closed its stdout before it was ready; see {}", log.display())
+                }
+            }
+        }
+    }
+
+    /// Starts `command` (its stdout/stderr already set) with a stdin pipe the
+    /// caller writes to and closes.
+    pub fn spawn_with_stdin(name: &str, command: &mut Command) -> Result<(Self, ChildStdin)> {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .with_context(|| format!("cannot start {name} ({:?})", command.get_program()))?;
+        let stdin = child
+            .stdin
+            .take()
+            .with_context(|| format!("{name}: no stdin pipe"))?;
+        Ok((
+            Self {
+                name: name.to_owned(),
+                child,
+            },
+            stdin,
+        ))
+    }
+
+    fn start(name: &str, command: &mut Command) -> Result<Self> {
+        let child = command
+            .stdin(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .with_context(|| format!("cannot start {name} ({:?})", command.get_program()))?;
+        Ok(Self {
+            name: name.to_owned(),
+            child,
+        })
+    }
+
+    /// The child's pid (also its process group id).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Whether the child itself is still running.
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// What the guard runs, for messages.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Ends the process group now (what dropping does).
+    pub fn stop(self) {
+        drop(self);
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let Ok(pid) = i32::try_from(self.child.id()) else {
+            return;
+        };
+        let group = Pid::from_raw(pid);
+        // The group may already be gone: nothing to do then.
+        let _ = killpg(group, Signal::SIGTERM);
+        let deadline = Instant::now() + GRACE;
+        while Instant::now() < deadline {
+            if matches!(self.child.try_wait(), Ok(Some(_))) && killpg(group, None).is_err() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = killpg(group, Signal::SIGKILL);
+        let _ = self.child.wait();
+    }
+}
+
+/// Opens `path` for appending, creating it and its directory.
+pub fn append(path: &Path) -> Result<File> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .with_context(|| format!("cannot open {}", path.display()))
+}
+
+fn forward_stdout(
+    stdout: ChildStdout,
+    mut sink: File,
+    tx: &mpsc::Sender<String>,
+    ready: &dyn Fn(&str) -> bool,
+) {
+    let mut found = false;
+    for line in BufReader::new(stdout).lines() {
+        let Ok(line) = line else { break };
+        // A full disk only loses log lines; the run goes on.
+        let _ = writeln!(sink, "{line}");
+        if !found && ready(&line) {
+            found = true;
+            let _ = tx.send(line);
+        }
+    }
+}
+
+/// A free TCP port on 127.0.0.1 (bound then released: for programs that cannot
+/// report the port they picked).
+pub fn free_port() -> Result<u16> {
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
+    Ok(listener.local_addr()?.port())
+}
+
+/// Polls `check` every 100 ms until it returns `Some`, failing after `timeout`
+/// with `what` in the message.
+pub async fn wait_for<T, F, Fut>(what: &str, timeout: Duration, mut check: F) -> Result<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<Option<T>>>,
+{
+    let deadline = tokio::time::Instant::now() + timeout;
+    let mut last_error = None;
+    loop {
+        match check().await {
+            Ok(Some(value)) => return Ok(value),
+            Ok(None) => {}
+            Err(e) => last_error = Some(e),
+        }
+        if tokio::time::Instant::now() > deadline {
+            return Err(match last_error {
+                Some(e) => e.context(format!("timed out after {timeout:?} waiting for {what}")),
+                None => anyhow::anyhow!("timed out after {timeout:?} waiting for {what}"),
+            });
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

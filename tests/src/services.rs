@@ -1,0 +1,330 @@
+//! The machine around the app, started once per run and torn down by `Drop`:
+//! an isolated home ([`Home`]), an X display ([`Display`], Xvfb), a D-Bus session
+//! bus with an unlocked gnome-keyring Secret Service ([`SecretService`]) and
+//! the sandbox network ([`Sandbox`]).
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use url::Url;
+
+use crate::process::{Guard, append, wait_for};
+
+/// A home directory of its own, so the app, WebKit and gnome-keyring write
+/// nothing outside the run's directory: `HOME` and the `XDG_*` dirs point into it.
+#[derive(Debug, Clone)]
+pub struct Home {
+    pub root: PathBuf,
+}
+
+impl Home {
+    /// A fresh (emptied) home at `root`.
+    pub fn fresh(root: &Path) -> Result<Self> {
+        if root.exists() {
+            std::fs::remove_dir_all(root).with_context(|| format!("cannot empty {}", root.display()))?;
+        }
+        let home = Self { root: root.to_owned() };
+        for dir in [home.data(), home.config(), home.cache(), home.runtime()] {
+            std::fs::create_dir_all(&dir)?;
+        }
+        std::fs::set_permissions(home.runtime(), std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
+        Ok(home)
+    }
+
+    pub fn data(&self) -> PathBuf {
+        self.root.join(".local/share")
+    }
+    pub fn config(&self) -> PathBuf {
+        self.root.join(".config")
+    }
+    pub fn cache(&self) -> PathBuf {
+        self.root.join(".cache")
+    }
+    pub fn runtime(&self) -> PathBuf {
+        self.root.join("run")
+    }
+
+    /// The variables that confine a program to this home.
+    pub fn vars(&self) -> Vec<(String, OsString)> {
+        vec![
+            ("HOME".into(), self.root.clone().into()),
+            ("XDG_DATA_HOME".into(), self.data().into()),
+            ("XDG_CONFIG_HOME".into(), self.config().into()),
+            ("XDG_CACHE_HOME".into(), self.cache().into()),
+            ("XDG_RUNTIME_DIR".into(), self.runtime().into()),
+        ]
+    }
+}
+
+/// An Xvfb display on a number the X server picked itself.
+#[derive(Debug)]
+pub struct Display {
+    _server: Guard,
+    /// `:N`
+    pub name: String,
+}
+
+impl Display {
+    pub fn start(log: &Path) -> Result<Self> {
+        require("Xvfb", "xvfb")?;
+        let (server, line) = Guard::spawn_until_line(
+            "Xvfb",
+            Command::new("Xvfb").args(["-displayfd", "1", "-screen", "0", "1280x1024x24", "-nolisten", "tcp"]),
+            log,
+            Duration::from_secs(20),
+            |line| line.trim().parse::<u32>().is_ok(),
+        )?;
+        Ok(Self {
+            _server: server,
+            name: format!(":{}", line.trim()),
+        })
+    }
+}
+
+/// A private D-Bus session bus with gnome-keyring's Secret Service on it,
+/// its login keyring created and unlocked with a password fed on stdin.
+#[derive(Debug)]
+pub struct SecretService {
+    // Field order is drop order: the keyring goes before its bus.
+    _keyring: Guard,
+    _bus: Guard,
+    /// `DBUS_SESSION_BUS_ADDRESS`
+    pub address: String,
+    home: Home,
+}
+
+impl SecretService {
+    pub async fn start(home: &Home, log: &Path) -> Result<Self> {
+        require("dbus-daemon", "dbus")?;
+        require("gnome-keyring-daemon", "gnome-keyring")?;
+        require("secret-tool", "libsecret-tools")?;
+        require("dbus-send", "dbus")?;
+        let (bus, address) = Guard::spawn_until_line(
+            "dbus-daemon",
+            Command::new("dbus-daemon")
+                .args(["--session", "--nofork", "--print-address=1"])
+                .envs(home.vars()),
+            log,
+            Duration::from_secs(20),
+            |line| line.contains("unix:"),
+        )?;
+        let address = address.trim().to_owned();
+
+        let out = append(log)?;
+        let mut keyring = Command::new("gnome-keyring-daemon");
+        keyring
+            .args(["--foreground", "--unlock", "--components=secrets"])
+            .envs(home.vars())
+            .env("DBUS_SESSION_BUS_ADDRESS", &address)
+            .stdout(out.try_clone()?)
+            .stderr(out);
+        let (keyring, mut stdin) = Guard::spawn_with_stdin("gnome-keyring-daemon", &mut keyring)?;
+        stdin.write_all(b"rxdesk-e2e-keyring")?;
+        drop(stdin);
+
+        let service = Self {
+            _keyring: keyring,
+            _bus: bus,
+            address,
+            home: home.clone(),
+        };
+        // Nothing may touch the bus before the unlocked daemon owns the name:
+        // D-Bus would activate a second, locked one.
+        wait_for("gnome-keyring to own org.freedesktop.secrets", Duration::from_secs(20), || async {
+            let out = service
+                .command("dbus-send")
+                .args([
+                    "--session",
+                    "--print-reply",
+                    "--dest=org.freedesktop.DBus",
+                    "/org/freedesktop/DBus",
+                    "org.freedesktop.DBus.NameHasOwner",
+                    "string:org.freedesktop.secrets",
+                ])
+                .output()?;
+            Ok(String::from_utf8_lossy(&out.stdout).contains("boolean true").then_some(()))
+        })
+        .await?;
+        Ok(service)
+    }
+
+    /// A command on this bus, in this home.
+    pub fn command(&self, program: &str) -> Command {
+        let mut command = Command::new(program);
+        command
+            .envs(self.home.vars())
+            .env("DBUS_SESSION_BUS_ADDRESS", &self.address)
+            .stdin(Stdio::null());
+        command
+    }
+
+    /// `secret-tool search --all service SERVICE`: each item's attributes and
+    /// secret, as the tool prints them (empty when there is none).
+    pub fn search(&self, service: &str) -> Result<String> {
+        let out = self
+            .command("secret-tool")
+            .args(["search", "--all", "--unlock", "service", service])
+            .output()?;
+        // secret-tool prints attributes on stderr and the rest on stdout.
+        Ok(format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+
+    /// The secrets stored under `service`, one per item.
+    pub fn secrets(&self, service: &str) -> Result<Vec<String>> {
+        let out = self
+            .command("secret-tool")
+            .args(["search", "--all", "--unlock", "service", service])
+            .output()?;
+        Ok(String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.strip_prefix("secret = "))
+            .map(str::to_owned)
+            .collect())
+    }
+
+    /// Removes every item of `service`.
+    pub fn clear(&self, service: &str) -> Result<()> {
+        // `secret-tool clear` fails when nothing matched; that is fine.
+        let _ = self.command("secret-tool").args(["clear", "service", service]).status()?;
+        Ok(())
+    }
+}
+
+/// The sandbox network, from its binary, with the suite's fixture.
+#[derive(Debug)]
+pub struct Sandbox {
+    _server: Guard,
+    pub url: Url,
+    http: reqwest::Client,
+}
+
+/// Token lifetimes a sandbox is started with.
+#[derive(Debug, Clone, Copy)]
+pub struct Lifetimes {
+    pub user_token: Duration,
+    pub refresh_token: Duration,
+}
+
+impl Default for Lifetimes {
+    fn default() -> Self {
+        Self {
+            user_token: Duration::from_secs(3600),
+            refresh_token: Duration::from_secs(30 * 86_400),
+        }
+    }
+}
+
+/// The audience the suite's sandboxes serve.
+pub const AUDIENCE: &str = "rxdesk-sandbox";
+
+impl Sandbox {
+    pub fn start(binary: &Path, fixture: &Path, data: &Path, lifetimes: Lifetimes, log: &Path) -> Result<Self> {
+        if !binary.is_file() {
+            bail!("no sandbox binary at {} (build it: cargo build -p rxdesk-sandbox)", binary.display());
+        }
+        std::fs::create_dir_all(data)?;
+        let (server, line) = Guard::spawn_until_line(
+            "rxdesk-sandbox",
+            Command::new(binary)
+                .args(["--listen", "127.0.0.1:0", "--data"])
+                .arg(data)
+                .arg("--fixture")
+                .arg(fixture)
+                .arg("--user-token-ttl")
+                .arg(lifetimes.user_token.as_secs().to_string())
+                .arg("--refresh-token-ttl")
+                .arg(lifetimes.refresh_token.as_secs().to_string())
+                .env("RUST_LOG", "debug"),
+            log,
+            Duration::from_secs(60),
+            |line| line.starts_with("rxdesk-sandbox listening on "),
+        )?;
+        let url = line.trim_start_matches("rxdesk-sandbox listening on ").trim();
+        let url = Url::parse(url).with_context(|| format!("bad sandbox URL in {line:?}"))?;
+        Ok(Self {
+            _server: server,
+            url,
+            http: reqwest::Client::new(),
+        })
+    }
+
+    /// The origin as the app's variables want it (no trailing slash).
+    pub fn origin(&self) -> String {
+        self.url.as_str().trim_end_matches('/').to_owned()
+    }
+
+    /// A machine token for a fixture backend (client credentials).
+    pub async fn machine_token(&self, client_id: &str, client_secret: &str) -> Result<String> {
+        let answer: serde_json::Value = self
+            .http
+            .post(self.url.join("/oauth/token")?)
+            .json(&serde_json::json!({
+                "grant_type": "client_credentials",
+                "client_id": client_id,
+                "client_secret": client_secret,
+                "audience": AUDIENCE,
+            }))
+            .send()
+            .await?
+            .error_for_status()?
+            .json()
+            .await?;
+        answer["access_token"]
+            .as_str()
+            .map(str::to_owned)
+            .context("no access_token in the token response")
+    }
+
+    /// Whether `refresh_token` still buys a token for `client_id`. Careful:
+    /// when it does, it has been used (rotation) and the app's copy is spent.
+    pub async fn refresh_works(&self, client_id: &str, refresh_token: &str) -> Result<bool> {
+        let answer = self
+            .http
+            .post(self.url.join("/oauth/token")?)
+            .form(&[
+                ("grant_type", "refresh_token"),
+                ("client_id", client_id),
+                ("refresh_token", refresh_token),
+            ])
+            .send()
+            .await?;
+        Ok(answer.status().is_success())
+    }
+
+    /// A GraphQL request with `token`; the `data` of the answer.
+    pub async fn graphql(&self, token: &str, query: &str, variables: serde_json::Value) -> Result<serde_json::Value> {
+        let answer: serde_json::Value = self
+            .http
+            .post(self.url.join("/graphql")?)
+            .bearer_auth(token)
+            .json(&serde_json::json!({ "query": query, "variables": variables }))
+            .send()
+            .await?
+            .json()
+            .await?;
+        if let Some(errors) = answer.get("errors") {
+            bail!("GraphQL errors: {errors}");
+        }
+        Ok(answer["data"].clone())
+    }
+}
+
+/// Fails with the Debian package to install when `program` is not on PATH.
+pub fn require(program: &str, package: &str) -> Result<()> {
+    let found = std::env::var_os("PATH")
+        .map(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
+        .unwrap_or(false);
+    if found {
+        Ok(())
+    } else {
+        bail!("`{program}` is not installed (Debian package `{package}`); the end-to-end suite needs it")
+    }
+}
