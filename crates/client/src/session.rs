@@ -1,16 +1,17 @@
 //! [`Session`]: a signed-in user's token and what the UI needs about it (expiry,
 //! permissions, user, organization, optional refresh token), serializable for the
-//! app's keyring store; plus the token-endpoint calls made on its behalf through
-//! `oauth2`: renewal with the refresh token (rotation) and revocation at
-//! sign-out (RFC 7009). Obtaining the first session is `signin`'s job.
+//! app's keyring store; plus the calls made on its behalf: renewal with the
+//! refresh token through `oauth2` (rotation honoured), and revocation at sign-out
+//! (RFC 7009, our own form POST: `oauth2` insists on https there, and loopback
+//! environments are http). Obtaining the first session is `signin`'s job.
 
 use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use oauth2::basic::{BasicClient, BasicTokenResponse};
 use oauth2::{
-    ClientId, ErrorResponseType, RefreshToken, RequestTokenError, RevocationUrl,
-    StandardErrorResponse, StandardRevocableToken, TokenResponse, TokenUrl,
+    ClientId, ErrorResponseType, RefreshToken, RequestTokenError, StandardErrorResponse,
+    TokenResponse, TokenUrl,
 };
 use serde::{Deserialize, Serialize};
 
@@ -219,18 +220,28 @@ pub(crate) async fn sign_out(
     let Some(refresh) = session.refresh_token.as_ref() else {
         return SignOutReport::NothingToRevoke;
     };
-    let client = BasicClient::new(ClientId::new(environment.client_id().to_owned()))
-        .set_revocation_url(RevocationUrl::from_url(environment.revocation_endpoint()));
-    let token = StandardRevocableToken::RefreshToken(RefreshToken::new(
-        refresh.expose().to_owned(),
-    ));
-    let result = match client.revoke_token(token) {
-        Ok(request) => request
-            .request_async(http)
+    // Our own RFC 7009 request: `oauth2` refuses a revocation endpoint that is
+    // not https, and loopback environments (the sandbox) are plain http.
+    let form = [
+        ("token", refresh.expose()),
+        ("token_type_hint", "refresh_token"),
+        ("client_id", environment.client_id()),
+    ];
+    let result = async {
+        let response = http
+            .post(environment.revocation_endpoint())
+            .form(&form)
+            .send()
             .await
-            .map_err(token_request_error),
-        Err(e) => Err(ClientError::protocol(e.to_string())),
-    };
+            .map_err(ClientError::from_reqwest)?;
+        let status = response.status().as_u16();
+        if status == 200 {
+            return Ok(());
+        }
+        let body = response.bytes().await.map_err(ClientError::from_reqwest)?;
+        Err(crate::token::token_error(status, &body))
+    }
+    .await;
     drop(session);
     match result {
         Ok(()) => SignOutReport::Revoked,

@@ -29,8 +29,10 @@ use types::*;
 
 /// How many times a safe operation is tried on network or server trouble.
 const MAX_ATTEMPTS: u32 = 3;
-/// The page size the `all_*` helpers ask for (the server's maximum).
+/// The page size the `all_*` helpers ask for: the server's maximum, or half of it
+/// for orders, whose nested fills would exceed the server's complexity budget.
 const ALL_PAGE_SIZE: u32 = 100;
+const ALL_ORDERS_PAGE_SIZE: u32 = 50;
 
 /// Whether an operation may be sent again after network or server trouble.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,7 +130,10 @@ impl Api {
 
     /// Every patient matching `filter`, page after page.
     pub async fn all_patients(&self, filter: &PatientFilter) -> Result<Vec<Patient>, ClientError> {
-        all_pages(|page| async move { self.patients(filter, &page).await }).await
+        all_pages(ALL_PAGE_SIZE, |page| async move {
+            self.patients(filter, &page).await
+        })
+        .await
     }
 
     /// A patient by id; [`ClientError::NotFound`] when this organization has none.
@@ -162,7 +167,10 @@ impl Api {
         &self,
         filter: &PrescriptionFilter,
     ) -> Result<Vec<Prescription>, ClientError> {
-        all_pages(|page| async move { self.prescriptions(filter, &page).await }).await
+        all_pages(ALL_PAGE_SIZE, |page| async move {
+            self.prescriptions(filter, &page).await
+        })
+        .await
     }
 
     /// A prescription by id; [`ClientError::NotFound`] when this organization has none.
@@ -193,7 +201,10 @@ impl Api {
 
     /// Every order matching `filter`, page after page.
     pub async fn all_orders(&self, filter: &OrderFilter) -> Result<Vec<Order>, ClientError> {
-        all_pages(|page| async move { self.orders(filter, &page).await }).await
+        all_pages(ALL_ORDERS_PAGE_SIZE, |page| async move {
+            self.orders(filter, &page).await
+        })
+        .await
     }
 
     /// An order by id; [`ClientError::NotFound`] when this organization has none.
@@ -625,7 +636,7 @@ fn page_of<T: DeserializeOwned>(connection: impl Serialize) -> Result<Page<T>, C
 }
 
 /// Fetches page after page until the last one.
-async fn all_pages<T, F, Fut>(mut fetch: F) -> Result<Vec<T>, ClientError>
+async fn all_pages<T, F, Fut>(page_size: u32, mut fetch: F) -> Result<Vec<T>, ClientError>
 where
     F: FnMut(PageRequest) -> Fut,
     Fut: Future<Output = Result<Page<T>, ClientError>>,
@@ -635,7 +646,7 @@ where
     loop {
         let page = fetch(PageRequest {
             after: after.clone(),
-            first: Some(ALL_PAGE_SIZE),
+            first: Some(page_size),
         })
         .await?;
         items.extend(page.items);
@@ -782,6 +793,18 @@ mod tests {
         assert_eq!(backoff(2), Duration::from_millis(400));
     }
 
+    #[test]
+    fn operation_files_repeat_the_shared_fragments_verbatim() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("graphql");
+        let shared = std::fs::read_to_string(dir.join("fragments.graphql")).unwrap();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            for block in text.split("\n\n").filter(|b| b.starts_with("fragment ")) {
+                assert!(shared.contains(block.trim_end()), "fragment differs: {block}");
+            }
+        }
+    }
+
     #[tokio::test]
     async fn all_pages_follows_cursors_to_the_end() {
         let pages = |req: PageRequest| async move {
@@ -798,7 +821,7 @@ mod tests {
             })
         };
 
-        let all = all_pages(pages).await.unwrap();
+        let all = all_pages(2, pages).await.unwrap();
 
         assert_eq!(all, vec![1, 2, 3]);
     }

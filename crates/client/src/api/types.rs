@@ -103,6 +103,15 @@ pub struct Patient {
     pub created_at: String,
 }
 
+/// A patient as prescriptions and orders name them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PatientRef {
+    pub id: String,
+    pub external_id: Option<String>,
+    pub name: PatientName,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Medication {
     pub id: String,
@@ -133,7 +142,7 @@ pub struct Prescription {
     pub id: String,
     pub external_id: Option<String>,
     pub state: PrescriptionState,
-    pub patient: Patient,
+    pub patient: PatientRef,
     /// Set once signed.
     pub prescriber: Option<Prescriber>,
     pub treatment: Medication,
@@ -165,7 +174,7 @@ pub struct Order {
     pub id: String,
     pub external_id: Option<String>,
     pub state: OrderState,
-    pub patient: Patient,
+    pub patient: PatientRef,
     pub pharmacy: Option<Pharmacy>,
     pub fills: Vec<Fill>,
     pub address: Option<Address>,

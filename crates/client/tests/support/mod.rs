@@ -1,0 +1,396 @@
+//! Shared plumbing of the client's integration tests: an in-process sandbox, a
+//! test browser (a [`UrlOpener`] that reads the sign-in pages by their labels and
+//! buttons, like a person, with a cookie-keeping HTTP client), a counting proxy
+//! in front of the sandbox (counts requests per path; can fail or corrupt the
+//! next answers) and a log capture. No assertions about the client live here.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rxdesk_client::{BackendCredentials, Client, Environment, Session, UrlOpener};
+use rxdesk_sandbox::{Config, Sandbox};
+use scraper::{ElementRef, Html, Selector};
+use tokio::sync::oneshot;
+use url::Url;
+
+pub const PASSWORD: &str = "rxdesk-demo";
+pub const ADA: &str = "ada@maple.example";
+pub const BEN: &str = "ben@birch.example";
+pub const MO: &str = "mo@maple.example";
+pub const MAPLE: &str = "Maple Street Clinic";
+pub const BIRCH: &str = "Birch Family Practice";
+
+pub async fn sandbox() -> Sandbox {
+    sandbox_with(Config::in_memory()).await
+}
+
+pub async fn sandbox_with(config: Config) -> Sandbox {
+    match Sandbox::start(config).await {
+        Ok(s) => s,
+        Err(e) => panic!("sandbox did not start: {e}"),
+    }
+}
+
+pub fn client_for(url: &Url) -> Client {
+    Client::new(Environment::sandbox(url).unwrap()).unwrap()
+}
+
+pub fn maple_backend() -> BackendCredentials {
+    BackendCredentials::new("maple-backend", "maple-backend-secret")
+}
+
+pub fn birch_backend() -> BackendCredentials {
+    BackendCredentials::new("birch-backend", "birch-backend-secret")
+}
+
+/// What the test browser should do on the sign-in page.
+#[derive(Debug, Clone)]
+pub enum Act {
+    /// Fill Email and Password, press Sign in, then press this organization's
+    /// button if "Choose an organization" appears (panic if it appears without one).
+    SignIn {
+        email: String,
+        organization: Option<String>,
+    },
+    /// Press Cancel.
+    Cancel,
+}
+
+/// The page the browser landed on at the app's loopback listener.
+#[derive(Debug, Clone)]
+pub struct Landing {
+    pub status: u16,
+    pub html: String,
+    /// Whether "Choose an organization" was shown on the way.
+    pub chose_organization: bool,
+}
+
+impl Landing {
+    pub fn text(&self) -> String {
+        let doc = Html::parse_document(&self.html);
+        let text = doc.root_element().text().collect::<Vec<_>>().join(" ");
+        text.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+}
+
+/// A [`UrlOpener`] that behaves like a person with a browser.
+#[derive(Debug, Clone)]
+pub struct TestBrowser {
+    act: Act,
+    landing: Arc<Mutex<Option<oneshot::Sender<Landing>>>>,
+}
+
+impl TestBrowser {
+    pub fn new(act: Act) -> (Self, oneshot::Receiver<Landing>) {
+        let (tx, rx) = oneshot::channel();
+        (
+            Self {
+                act,
+                landing: Arc::new(Mutex::new(Some(tx))),
+            },
+            rx,
+        )
+    }
+
+    pub fn signing_in(email: &str, organization: Option<&str>) -> (Self, oneshot::Receiver<Landing>) {
+        Self::new(Act::SignIn {
+            email: email.to_owned(),
+            organization: organization.map(str::to_owned),
+        })
+    }
+
+    async fn browse(self, url: Url) {
+        let http = reqwest::Client::builder()
+            .cookie_store(true)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        let page = get(&http, &url).await.page();
+        assert_eq!(page.heading(), "Sign in", "{}", page.html);
+        let mut chose_organization = false;
+        let mut step = match &self.act {
+            Act::Cancel => page.submit(&http, "Cancel", &[]).await,
+            Act::SignIn { email, .. } => {
+                page.submit(&http, "Sign in", &[("Email", email), ("Password", PASSWORD)])
+                    .await
+            }
+        };
+        if let Step::Page(p) = &step
+            && p.heading() == "Choose an organization"
+        {
+            let Act::SignIn {
+                organization: Some(org),
+                ..
+            } = &self.act
+            else {
+                panic!("unexpected Choose an organization page");
+            };
+            chose_organization = true;
+            step = p.submit(&http, org, &[]).await;
+        }
+        let Step::Redirect(callback) = step else {
+            panic!("expected the redirect to the app, got {step:?}");
+        };
+        // The last hop: the app's loopback listener, as a browser would follow it.
+        let response = http.get(callback).send().await.unwrap();
+        let landing = Landing {
+            status: response.status().as_u16(),
+            html: response.text().await.unwrap(),
+            chose_organization,
+        };
+        if let Some(tx) = self.landing.lock().unwrap().take() {
+            let _ = tx.send(landing);
+        }
+    }
+}
+
+impl UrlOpener for TestBrowser {
+    fn open(&self, url: &Url) -> std::io::Result<()> {
+        tokio::spawn(self.clone().browse(url.clone()));
+        Ok(())
+    }
+}
+
+/// Signs `email` in through the test browser and returns the session.
+pub async fn sign_in(client: &Client, email: &str, organization: Option<&str>) -> Session {
+    let (browser, _landing) = TestBrowser::signing_in(email, organization);
+    client.sign_in().opener(browser).run().await.unwrap()
+}
+
+#[derive(Debug)]
+pub enum Step {
+    Page(Page),
+    Redirect(Url),
+}
+
+impl Step {
+    pub fn page(self) -> Page {
+        match self {
+            Self::Page(p) => p,
+            Self::Redirect(u) => panic!("expected a page, got a redirect to {u}"),
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct Page {
+    pub url: Url,
+    pub html: String,
+}
+
+async fn get(http: &reqwest::Client, url: &Url) -> Step {
+    let response = http.get(url.clone()).send().await.unwrap();
+    step(url, response).await
+}
+
+async fn step(url: &Url, response: reqwest::Response) -> Step {
+    if response.status().is_redirection() {
+        let location = response.headers()["location"].to_str().unwrap();
+        return Step::Redirect(url.join(location).unwrap());
+    }
+    Step::Page(Page {
+        url: url.clone(),
+        html: response.text().await.unwrap(),
+    })
+}
+
+impl Page {
+    pub fn heading(&self) -> String {
+        let doc = Html::parse_document(&self.html);
+        let h1 = Selector::parse("h1").unwrap();
+        doc.select(&h1)
+            .next()
+            .map(|e| e.text().collect::<String>().trim().to_owned())
+            .unwrap_or_default()
+    }
+
+    /// Fills the fields labelled so and presses the button with this text.
+    pub async fn submit(&self, http: &reqwest::Client, button: &str, fill: &[(&str, &str)]) -> Step {
+        let (action, fields) = self.form_for(button, fill);
+        let response = http.post(action.clone()).form(&fields).send().await.unwrap();
+        step(&action, response).await
+    }
+
+    /// The action URL and the fields a browser would post for this button.
+    fn form_for(&self, button: &str, fill: &[(&str, &str)]) -> (Url, Vec<(String, String)>) {
+        let doc = Html::parse_document(&self.html);
+        let forms = Selector::parse("form").unwrap();
+        let buttons = Selector::parse("button").unwrap();
+        let inputs = Selector::parse("input[name]").unwrap();
+        let labels = Selector::parse("label").unwrap();
+        let text = |e: &ElementRef<'_>| e.text().collect::<String>().trim().to_owned();
+        let (form, pressed) = doc
+            .select(&forms)
+            .find_map(|f| f.select(&buttons).find(|b| text(b) == button).map(|b| (f, b)))
+            .unwrap_or_else(|| panic!("no button {button:?} on {}", self.html));
+        let mut fields: Vec<(String, String)> = Vec::new();
+        for input in form.select(&inputs) {
+            let name = input.value().attr("name").unwrap().to_owned();
+            let id = input.value().attr("id");
+            let filled = fill.iter().find_map(|(label, value)| {
+                doc.select(&labels)
+                    .find(|l| text(l) == *label)
+                    .and_then(|l| l.value().attr("for"))
+                    .filter(|for_id| Some(*for_id) == id)
+                    .map(|_| (*value).to_owned())
+            });
+            let value = filled.unwrap_or_else(|| input.value().attr("value").unwrap_or("").to_owned());
+            fields.push((name, value));
+        }
+        if let Some(name) = pressed.value().attr("name") {
+            fields.push((name.to_owned(), pressed.value().attr("value").unwrap_or("").to_owned()));
+        }
+        let action = self.url.join(form.value().attr("action").unwrap_or("")).unwrap();
+        (action, fields)
+    }
+}
+
+/// A tiny HTTP proxy in front of a sandbox: forwards everything, counts requests
+/// per path, and can answer the next GraphQL requests with 503 or replace the
+/// next token responses' `access_token` with garbage.
+#[derive(Debug, Clone)]
+pub struct Proxy {
+    pub url: Url,
+    counts: Arc<Mutex<HashMap<String, usize>>>,
+    fail_graphql: Arc<AtomicUsize>,
+    corrupt_tokens: Arc<AtomicUsize>,
+}
+
+#[derive(Clone)]
+struct ProxyState {
+    upstream: Url,
+    http: reqwest::Client,
+    counts: Arc<Mutex<HashMap<String, usize>>>,
+    fail_graphql: Arc<AtomicUsize>,
+    corrupt_tokens: Arc<AtomicUsize>,
+}
+
+impl Proxy {
+    pub async fn start(upstream: &Url) -> Self {
+        let counts = Arc::new(Mutex::new(HashMap::new()));
+        let fail_graphql = Arc::new(AtomicUsize::new(0));
+        let corrupt_tokens = Arc::new(AtomicUsize::new(0));
+        let state = ProxyState {
+            upstream: upstream.clone(),
+            http: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .unwrap(),
+            counts: counts.clone(),
+            fail_graphql: fail_graphql.clone(),
+            corrupt_tokens: corrupt_tokens.clone(),
+        };
+        let app = axum::Router::new().fallback(forward).with_state(state);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        Self {
+            url: Url::parse(&format!("http://{addr}")).unwrap(),
+            counts,
+            fail_graphql,
+            corrupt_tokens,
+        }
+    }
+
+    /// Requests seen on `path` (`/oauth/token`, `/graphql`, …).
+    pub fn count(&self, path: &str) -> usize {
+        self.counts.lock().unwrap().get(path).copied().unwrap_or(0)
+    }
+
+    /// Answer the next `n` GraphQL requests with 503 without forwarding them.
+    pub fn fail_next_graphql(&self, n: usize) {
+        self.fail_graphql.store(n, Ordering::SeqCst);
+    }
+
+    /// Replace the `access_token` of the next `n` token responses with garbage.
+    pub fn corrupt_next_tokens(&self, n: usize) {
+        self.corrupt_tokens.store(n, Ordering::SeqCst);
+    }
+
+    /// A client whose auth and API both go through this proxy.
+    pub fn client(&self) -> Client {
+        client_for(&self.url)
+    }
+}
+
+fn take_one(counter: &AtomicUsize) -> bool {
+    counter
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+        .is_ok()
+}
+
+async fn forward(
+    axum::extract::State(state): axum::extract::State<ProxyState>,
+    request: axum::extract::Request,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let path = request.uri().path().to_owned();
+    *state.counts.lock().unwrap().entry(path.clone()).or_default() += 1;
+    if path == "/graphql" && take_one(&state.fail_graphql) {
+        return (axum::http::StatusCode::SERVICE_UNAVAILABLE, "try later").into_response();
+    }
+    let mut url = state.upstream.clone();
+    url.set_path(&path);
+    url.set_query(request.uri().query());
+    let method = request.method().clone();
+    let headers = request.headers().clone();
+    let body = axum::body::to_bytes(request.into_body(), 1 << 20).await.unwrap();
+    let mut upstream = state.http.request(method, url).body(body);
+    for (name, value) in &headers {
+        if !matches!(name.as_str(), "host" | "content-length" | "connection" | "transfer-encoding") {
+            upstream = upstream.header(name, value);
+        }
+    }
+    let response = upstream.send().await.unwrap();
+    let status = response.status();
+    let response_headers = response.headers().clone();
+    let mut bytes = response.bytes().await.unwrap().to_vec();
+    if path == "/oauth/token" && status.is_success() && take_one(&state.corrupt_tokens) {
+        let mut json: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        json["access_token"] = serde_json::json!("garbage.not-a.token");
+        bytes = serde_json::to_vec(&json).unwrap();
+    }
+    let mut out = axum::response::Response::builder().status(status);
+    for (name, value) in &response_headers {
+        if !matches!(name.as_str(), "content-length" | "connection" | "transfer-encoding") {
+            out = out.header(name, value);
+        }
+    }
+    out.body(axum::body::Body::from(bytes)).unwrap()
+}
+
+/// Everything `rxdesk_client` logs (all levels, span opens and closes) while the
+/// guard lives, on this thread (use a current-thread runtime).
+#[derive(Debug, Clone, Default)]
+pub struct LogCapture(Arc<Mutex<Vec<u8>>>);
+
+impl LogCapture {
+    pub fn install(&self) -> tracing::subscriber::DefaultGuard {
+        let writer = self.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new("rxdesk_client=trace"))
+            .with_span_events(tracing_subscriber::fmt::format::FmtSpan::FULL)
+            .with_ansi(false)
+            .with_writer(move || writer.clone())
+            .finish();
+        tracing::subscriber::set_default(subscriber)
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+impl Write for LogCapture {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
