@@ -235,8 +235,9 @@ pub struct Prescription {
     pub medication: String,
     pub dispense_quantity: f64,
     pub dispense_unit: String,
-    pub fills_allowed: i32,
-    pub days_supply: Option<i32>,
+    /// Fills after the first (the network counts total fills: refills + 1).
+    pub refills: i32,
+    pub days_supply: i32,
     pub instructions: String,
     pub notes: Option<String>,
     pub effective_date: Option<String>,
@@ -251,7 +252,8 @@ pub struct PrescriptionInput {
     pub medication_id: String,
     pub dispense_quantity: f64,
     pub dispense_unit: String,
-    pub fills_allowed: i32,
+    /// Fills after the first.
+    pub refills: i32,
     pub days_supply: i32,
     pub instructions: String,
     pub notes: Option<String>,

@@ -50,7 +50,9 @@ impl std::fmt::Debug for SessionStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Keyring(store) => f.debug_tuple("Keyring").field(&store.vendor()).finish(),
-            Self::Memory { reason, .. } => f.debug_struct("Memory").field("reason", reason).finish(),
+            Self::Memory { reason, .. } => {
+                f.debug_struct("Memory").field("reason", reason).finish()
+            }
         }
     }
 }
@@ -204,9 +206,13 @@ impl SessionStore {
     }
 }
 
-fn lock(entries: &Mutex<HashMap<String, String>>) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
+fn lock(
+    entries: &Mutex<HashMap<String, String>>,
+) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
     // A poisoned map still holds valid strings: keep using it.
-    entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    entries
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn entry_user(environment: &str, index: usize) -> String {
@@ -276,13 +282,22 @@ mod tests {
     #[test]
     fn a_long_session_is_split_into_entries_within_the_windows_limit_and_read_back() {
         let store = mock();
-        let text: String = (0..5_000).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+        let text: String = (0..5_000)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect();
         store.save("sandbox", &text).unwrap();
 
-        assert_eq!(store.load("sandbox").unwrap().as_deref(), Some(text.as_str()));
+        assert_eq!(
+            store.load("sandbox").unwrap().as_deref(),
+            Some(text.as_str())
+        );
         for i in 0..5 {
             let value = store.get(&entry_user("sandbox", i)).unwrap().unwrap();
-            assert!(value.len() * 2 <= 2_560, "entry {i} is {} bytes", value.len());
+            assert!(
+                value.len() * 2 <= 2_560,
+                "entry {i} is {} bytes",
+                value.len()
+            );
         }
     }
 
@@ -314,16 +329,19 @@ mod tests {
         let backing = mock_backing();
         let entry = backing.build(SERVICE, "probe", None).unwrap();
         let cred: &keyring_core::mock::Cred = entry.as_any().downcast_ref().unwrap();
-        cred.set_error(KeyringError::NoStorageAccess(Box::new(std::io::Error::other(
-            "locked",
-        ))));
+        cred.set_error(KeyringError::NoStorageAccess(Box::new(
+            std::io::Error::other("locked"),
+        )));
 
         let store = SessionStore::probe(backing);
 
         let reason = store.memory_reason().unwrap();
         assert!(reason.contains("did not answer"), "{reason}");
         store.save("env", "kept in memory").unwrap();
-        assert_eq!(store.load("env").unwrap().as_deref(), Some("kept in memory"));
+        assert_eq!(
+            store.load("env").unwrap().as_deref(),
+            Some("kept in memory")
+        );
     }
 
     #[test]

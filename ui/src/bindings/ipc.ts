@@ -58,9 +58,17 @@ export type Prescription = { id: string,
 /**
  * `DRAFT`, `ACTIVE` (signed), `CANCELED`.
  */
-state: string, patientId: string, patientName: string, medication: string, dispenseQuantity: number, dispenseUnit: string, fillsAllowed: number, daysSupply: number | null, instructions: string, notes: string | null, effectiveDate: string | null, writtenAt: string | null, };
+state: string, patientId: string, patientName: string, medication: string, dispenseQuantity: number, dispenseUnit: string, 
+/**
+ * Fills after the first (the network counts total fills: refills + 1).
+ */
+refills: number, daysSupply: number, instructions: string, notes: string | null, effectiveDate: string | null, writtenAt: string | null, };
 
-export type PrescriptionInput = { patientId: string, medicationId: string, dispenseQuantity: number, dispenseUnit: string, fillsAllowed: number, daysSupply: number, instructions: string, notes: string | null, effectiveDate: string | null, };
+export type PrescriptionInput = { patientId: string, medicationId: string, dispenseQuantity: number, dispenseUnit: string, 
+/**
+ * Fills after the first.
+ */
+refills: number, daysSupply: number, instructions: string, notes: string | null, effectiveDate: string | null, };
 
 export type Order = { id: string, 
 /**
