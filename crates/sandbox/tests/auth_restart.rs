@@ -22,14 +22,29 @@ async fn restart_on_the_same_data_dir_keeps_users_keys_and_valid_tokens() {
     let user_claims = verify_with_jwks(&first, &user.access_token).await;
     first.shutdown().await;
 
-    let second = start_with(Config { listen: addr, ..config }).await;
+    let second = start_with(Config {
+        listen: addr,
+        ..config
+    })
+    .await;
 
     // Tokens issued before the restart still verify (same key, same issuer).
-    assert_eq!(verify_with_jwks(&second, &user.access_token).await, user_claims);
-    assert_eq!(verify_with_jwks(&second, &machine).await.org_id, "org_maple");
+    assert_eq!(
+        verify_with_jwks(&second, &user.access_token).await,
+        user_claims
+    );
+    assert_eq!(
+        verify_with_jwks(&second, &machine).await.org_id,
+        "org_maple"
+    );
     // The refresh token of the first run still works.
-    let refreshed = refresh(&second, user.refresh_token.as_deref().unwrap()).await.unwrap();
-    assert_eq!(verify_with_jwks(&second, &refreshed.access_token).await.sub, user_claims.sub);
+    let refreshed = refresh(&second, user.refresh_token.as_deref().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(
+        verify_with_jwks(&second, &refreshed.access_token).await.sub,
+        user_claims.sub
+    );
     // Users are still there with the same id.
     let again = user_token(&second, ADA, DEMO_PASSWORD, Some(BIRCH)).await;
     assert_eq!(verify_with_jwks(&second, &again).await.sub, user_claims.sub);

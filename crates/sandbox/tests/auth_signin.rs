@@ -24,7 +24,11 @@ async fn one_org_prescriber_signs_in_without_choosing_an_organization() {
     let flow = Flow::new(&sandbox);
     let browser = browser();
 
-    let after = flow.open(&browser).await.sign_in(&browser, BEN, DEMO_PASSWORD).await;
+    let after = flow
+        .open(&browser)
+        .await
+        .sign_in(&browser, BEN, DEMO_PASSWORD)
+        .await;
     let code = flow.code_from(&after);
     let tokens = flow.exchange(&sandbox, &code).await.unwrap();
 
@@ -37,7 +41,10 @@ async fn one_org_prescriber_signs_in_without_choosing_an_organization() {
     assert_eq!(claims.gty, None);
     assert_eq!(tokens.scope, ALL_SIX);
     assert_eq!(tokens.expires_in, 3600);
-    assert_eq!(tokens.refresh_token, None, "no refresh token without offline_access");
+    assert_eq!(
+        tokens.refresh_token, None,
+        "no refresh token without offline_access"
+    );
 }
 
 #[tokio::test]
@@ -46,7 +53,11 @@ async fn two_org_user_sees_one_button_per_organization() {
     let flow = Flow::new(&sandbox);
     let browser = browser();
 
-    let after = flow.open(&browser).await.sign_in(&browser, ADA, DEMO_PASSWORD).await;
+    let after = flow
+        .open(&browser)
+        .await
+        .sign_in(&browser, ADA, DEMO_PASSWORD)
+        .await;
 
     let page = after.page();
     assert_eq!(page.heading(), "Choose an organization");
@@ -81,11 +92,20 @@ async fn organization_parameter_skips_the_choice() {
     let flow = Flow::with_params(&sandbox, &[("organization", "org_birch")]);
     let browser = browser();
 
-    let after = flow.open(&browser).await.sign_in(&browser, ADA, DEMO_PASSWORD).await;
+    let after = flow
+        .open(&browser)
+        .await
+        .sign_in(&browser, ADA, DEMO_PASSWORD)
+        .await;
 
     let code = flow.code_from(&after);
     let tokens = flow.exchange(&sandbox, &code).await.unwrap();
-    assert_eq!(verify_with_jwks(&sandbox, &tokens.access_token).await.org_id, "org_birch");
+    assert_eq!(
+        verify_with_jwks(&sandbox, &tokens.access_token)
+            .await
+            .org_id,
+        "org_birch"
+    );
 }
 
 #[tokio::test]
@@ -99,7 +119,13 @@ async fn medical_ops_user_token_lacks_write_prescription() {
     assert!(!claims.has("write:prescription"));
     assert_eq!(
         claims.permissions,
-        ["read:patient", "write:patient", "read:prescription", "read:order", "write:order"]
+        [
+            "read:patient",
+            "write:patient",
+            "read:prescription",
+            "read:order",
+            "write:order"
+        ]
     );
 }
 
@@ -109,7 +135,10 @@ async fn email_is_matched_case_insensitively() {
 
     let token = user_token(&sandbox, "Ben@Birch.Example", DEMO_PASSWORD, None).await;
 
-    assert_eq!(verify_with_jwks(&sandbox, &token).await.sub, derive_user_id(BEN));
+    assert_eq!(
+        verify_with_jwks(&sandbox, &token).await.sub,
+        derive_user_id(BEN)
+    );
 }
 
 #[tokio::test]
@@ -139,12 +168,19 @@ async fn cancel_redirects_with_access_denied_and_state() {
     let flow = Flow::new(&sandbox);
     let browser = browser();
 
-    let after = flow.open(&browser).await.submit(&browser, "Cancel", &[]).await;
+    let after = flow
+        .open(&browser)
+        .await
+        .submit(&browser, "Cancel", &[])
+        .await;
 
     let location = after.location().expect("a redirect");
     assert!(location.as_str().starts_with(REDIRECT_URI));
     let query = query_map(&location);
-    assert_eq!(query.get("error").map(String::as_str), Some("access_denied"));
+    assert_eq!(
+        query.get("error").map(String::as_str),
+        Some("access_denied")
+    );
     assert_eq!(query.get("state"), Some(&flow.state));
     assert!(!query.contains_key("code"));
 }
@@ -154,12 +190,20 @@ async fn cancel_on_the_organization_page_redirects_with_access_denied() {
     let sandbox = start_demo().await;
     let flow = Flow::new(&sandbox);
     let browser = browser();
-    let choose = flow.open(&browser).await.sign_in(&browser, ADA, DEMO_PASSWORD).await.page();
+    let choose = flow
+        .open(&browser)
+        .await
+        .sign_in(&browser, ADA, DEMO_PASSWORD)
+        .await
+        .page();
 
     let after = choose.submit(&browser, "Cancel", &[]).await;
 
     let query = query_map(&after.location().expect("a redirect"));
-    assert_eq!(query.get("error").map(String::as_str), Some("access_denied"));
+    assert_eq!(
+        query.get("error").map(String::as_str),
+        Some("access_denied")
+    );
     assert_eq!(query.get("state"), Some(&flow.state));
 }
 
@@ -169,11 +213,19 @@ async fn wrong_password_shows_the_sign_in_page_again() {
     let flow = Flow::new(&sandbox);
     let browser = browser();
 
-    let after = flow.open(&browser).await.sign_in(&browser, BEN, "not-the-password").await;
+    let after = flow
+        .open(&browser)
+        .await
+        .sign_in(&browser, BEN, "not-the-password")
+        .await;
 
     let page = after.page();
     assert_eq!(page.heading(), "Sign in");
-    assert!(page.text().contains("Wrong email or password"), "{}", page.text());
+    assert!(
+        page.text().contains("Wrong email or password"),
+        "{}",
+        page.text()
+    );
     assert!(page.html.contains(BEN), "the email stays filled in");
     assert!(!page.html.contains("not-the-password"));
 }
@@ -184,7 +236,11 @@ async fn unknown_email_gets_the_same_answer_as_a_wrong_password() {
     let flow = Flow::new(&sandbox);
     let browser = browser();
 
-    let after = flow.open(&browser).await.sign_in(&browser, "nobody@maple.example", DEMO_PASSWORD).await;
+    let after = flow
+        .open(&browser)
+        .await
+        .sign_in(&browser, "nobody@maple.example", DEMO_PASSWORD)
+        .await;
 
     assert!(after.page().text().contains("Wrong email or password"));
 }
@@ -213,7 +269,10 @@ async fn five_wrong_passwords_lock_the_account_even_for_the_right_one() {
 async fn unknown_client_gets_an_error_page_not_a_redirect() {
     let sandbox = start_demo().await;
     let flow = Flow::new(&sandbox);
-    let url = flow.authorize_url.as_str().replace("client_id=rxdesk-desktop", "client_id=stranger");
+    let url = flow
+        .authorize_url
+        .as_str()
+        .replace("client_id=rxdesk-desktop", "client_id=stranger");
 
     let reply = get(&browser(), &url).await;
 
@@ -237,7 +296,10 @@ async fn redirect_uri_outside_the_allowed_list_gets_an_error_page() {
 
     let page = reply.page();
     assert_eq!(page.status, 400);
-    assert!(page.text().contains("not in this application's allowed URLs"));
+    assert!(
+        page.text()
+            .contains("not in this application's allowed URLs")
+    );
 }
 
 #[tokio::test]
@@ -277,10 +339,16 @@ fn tampered(flow: &Flow, name: &str, extra: Option<(&str, &str)>) -> String {
 
 async fn assert_redirected_with(url: &str, flow: &Flow, error: &str) {
     let reply = get(&browser(), url).await;
-    let location = reply.location().unwrap_or_else(|| panic!("expected a redirect, got {reply:?}"));
+    let location = reply
+        .location()
+        .unwrap_or_else(|| panic!("expected a redirect, got {reply:?}"));
     assert!(location.as_str().starts_with(REDIRECT_URI));
     let query = query_map(&location);
-    assert_eq!(query.get("error").map(String::as_str), Some(error), "{location}");
+    assert_eq!(
+        query.get("error").map(String::as_str),
+        Some(error),
+        "{location}"
+    );
     assert_eq!(query.get("state"), Some(&flow.state));
     assert!(!query.contains_key("code"));
 }
@@ -289,7 +357,11 @@ async fn assert_redirected_with(url: &str, flow: &Flow, error: &str) {
 async fn plain_pkce_is_refused_with_a_redirect() {
     let sandbox = start_demo().await;
     let flow = Flow::new(&sandbox);
-    let url = tampered(&flow, "code_challenge_method", Some(("code_challenge_method", "plain")));
+    let url = tampered(
+        &flow,
+        "code_challenge_method",
+        Some(("code_challenge_method", "plain")),
+    );
 
     assert_redirected_with(&url, &flow, "invalid_request").await;
 }
@@ -307,7 +379,11 @@ async fn missing_pkce_is_refused_with_a_redirect() {
 async fn unknown_audience_is_refused_with_a_redirect() {
     let sandbox = start_demo().await;
     let flow = Flow::new(&sandbox);
-    let url = tampered(&flow, "audience", Some(("audience", "https://other-api.example")));
+    let url = tampered(
+        &flow,
+        "audience",
+        Some(("audience", "https://other-api.example")),
+    );
 
     assert_redirected_with(&url, &flow, "invalid_request").await;
 }
@@ -357,11 +433,23 @@ async fn discovery_and_jwks_describe_the_server() {
         .unwrap();
 
     assert_eq!(discovery["issuer"], issuer.as_str());
-    assert_eq!(discovery["authorization_endpoint"], format!("{issuer}/authorize"));
+    assert_eq!(
+        discovery["authorization_endpoint"],
+        format!("{issuer}/authorize")
+    );
     assert_eq!(discovery["token_endpoint"], format!("{issuer}/oauth/token"));
-    assert_eq!(discovery["revocation_endpoint"], format!("{issuer}/oauth/revoke"));
-    assert_eq!(discovery["jwks_uri"], format!("{issuer}/.well-known/jwks.json"));
-    assert_eq!(discovery["code_challenge_methods_supported"], serde_json::json!(["S256"]));
+    assert_eq!(
+        discovery["revocation_endpoint"],
+        format!("{issuer}/oauth/revoke")
+    );
+    assert_eq!(
+        discovery["jwks_uri"],
+        format!("{issuer}/.well-known/jwks.json")
+    );
+    assert_eq!(
+        discovery["code_challenge_methods_supported"],
+        serde_json::json!(["S256"])
+    );
     assert_eq!(jwks["keys"][0]["alg"], "RS256");
     assert_eq!(jwks["keys"][0]["kty"], "RSA");
 }

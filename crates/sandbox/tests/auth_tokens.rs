@@ -13,7 +13,12 @@ use serde_json::{Value, json};
 use support::*;
 
 async fn post_json(sandbox: &rxdesk_sandbox::Sandbox, path: &str, body: Value) -> (u16, Value) {
-    let response = http().post(endpoint(sandbox, path)).json(&body).send().await.unwrap();
+    let response = http()
+        .post(endpoint(sandbox, path))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
     let status = response.status().as_u16();
     (status, response.json().await.unwrap_or(Value::Null))
 }
@@ -89,7 +94,10 @@ async fn machine_token_accepts_a_form_body_with_http_basic() {
     let response = http()
         .post(endpoint(&sandbox, "/oauth/token"))
         .basic_auth(id, Some(secret))
-        .form(&[("grant_type", "client_credentials"), ("audience", rxdesk_sandbox::config::DEFAULT_AUDIENCE)])
+        .form(&[
+            ("grant_type", "client_credentials"),
+            ("audience", rxdesk_sandbox::config::DEFAULT_AUDIENCE),
+        ])
         .send()
         .await
         .unwrap();
@@ -122,9 +130,13 @@ async fn wrong_secret_is_401_invalid_client() {
 async fn unknown_backend_is_401_invalid_client() {
     let sandbox = start_demo().await;
 
-    let (status, body) = post_json(&sandbox, "/oauth/token", machine_request("stranger", "x")).await;
+    let (status, body) =
+        post_json(&sandbox, "/oauth/token", machine_request("stranger", "x")).await;
 
-    assert_eq!((status, body["error"].as_str()), (401, Some("invalid_client")));
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (401, Some("invalid_client"))
+    );
 }
 
 #[tokio::test]
@@ -138,16 +150,27 @@ async fn public_application_asking_for_client_credentials_is_unauthorized_client
 
     let (status, body) = post_json(&sandbox, "/oauth/token", request).await;
 
-    assert_eq!((status, body["error"].as_str()), (400, Some("unauthorized_client")));
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("unauthorized_client"))
+    );
 }
 
 #[tokio::test]
 async fn public_application_with_a_made_up_secret_is_401_invalid_client() {
     let sandbox = start_demo().await;
 
-    let (status, body) = post_json(&sandbox, "/oauth/token", machine_request(DESKTOP_CLIENT, "guess")).await;
+    let (status, body) = post_json(
+        &sandbox,
+        "/oauth/token",
+        machine_request(DESKTOP_CLIENT, "guess"),
+    )
+    .await;
 
-    assert_eq!((status, body["error"].as_str()), (401, Some("invalid_client")));
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (401, Some("invalid_client"))
+    );
 }
 
 #[tokio::test]
@@ -158,7 +181,10 @@ async fn unknown_grant_type_is_unsupported_grant_type() {
 
     let (status, body) = post_json(&sandbox, "/oauth/token", request).await;
 
-    assert_eq!((status, body["error"].as_str()), (400, Some("unsupported_grant_type")));
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("unsupported_grant_type"))
+    );
 }
 
 #[tokio::test]
@@ -169,7 +195,10 @@ async fn machine_token_for_an_unknown_audience_is_refused() {
 
     let (status, body) = post_json(&sandbox, "/oauth/token", request).await;
 
-    assert_eq!((status, body["error"].as_str()), (400, Some("invalid_request")));
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("invalid_request"))
+    );
 }
 
 #[tokio::test]
@@ -183,7 +212,10 @@ async fn machine_token_without_audience_is_refused() {
 
     let (status, body) = post_json(&sandbox, "/oauth/token", request).await;
 
-    assert_eq!((status, body["error"].as_str()), (400, Some("invalid_request")));
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("invalid_request"))
+    );
 }
 
 // ---- authorization code -----------------------------------------------------
@@ -265,7 +297,8 @@ async fn redirect_uri_mismatch_at_the_token_step_is_refused() {
     let sandbox = start_demo().await;
     let flow = Flow::new(&sandbox);
     let code = flow.code_for(BEN, DEMO_PASSWORD, None).await;
-    let other_client = oauth_client_for(&sandbox, DESKTOP_CLIENT, "http://127.0.0.1:53682/elsewhere");
+    let other_client =
+        oauth_client_for(&sandbox, DESKTOP_CLIENT, "http://127.0.0.1:53682/elsewhere");
 
     let result = other_client
         .exchange_code(oauth2::AuthorizationCode::new(code))
@@ -295,7 +328,10 @@ async fn code_exchange_by_a_backend_is_refused() {
 
     let (status, body) = post_json(&sandbox, "/oauth/token", request).await;
 
-    assert_eq!((status, body["error"].as_str()), (400, Some("unauthorized_client")));
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("unauthorized_client"))
+    );
 }
 
 #[tokio::test]
@@ -333,7 +369,10 @@ async fn offline_access_brings_a_refresh_token_that_rotates() {
     let claims = verify_with_jwks(&sandbox, &second.access_token).await;
     assert_eq!(claims.org_id, "org_birch");
     assert_eq!(claims.sub, rxdesk_sandbox::fixture::derive_user_id(ADA));
-    assert!(refresh(&sandbox, &next).await.is_ok(), "the rotated token works");
+    assert!(
+        refresh(&sandbox, &next).await.is_ok(),
+        "the rotated token works"
+    );
 }
 
 #[tokio::test]
@@ -341,12 +380,20 @@ async fn reused_refresh_token_is_refused_and_revokes_the_family() {
     let sandbox = start_demo().await;
     let first = user_tokens(&sandbox, BEN, DEMO_PASSWORD, None, true).await;
     let old = first.refresh_token.unwrap();
-    let newer = refresh(&sandbox, &old).await.unwrap().refresh_token.unwrap();
+    let newer = refresh(&sandbox, &old)
+        .await
+        .unwrap()
+        .refresh_token
+        .unwrap();
 
     let reuse = refresh(&sandbox, &old).await;
 
     assert_eq!(reuse.unwrap_err(), "invalid_grant");
-    assert_eq!(refresh(&sandbox, &newer).await.unwrap_err(), "invalid_grant", "family revoked");
+    assert_eq!(
+        refresh(&sandbox, &newer).await.unwrap_err(),
+        "invalid_grant",
+        "family revoked"
+    );
 }
 
 #[tokio::test]
@@ -372,7 +419,10 @@ async fn revoked_refresh_token_is_refused() {
 
     revoke_refresh_token(&sandbox, &refresh_token).await;
 
-    assert_eq!(refresh(&sandbox, &refresh_token).await.unwrap_err(), "invalid_grant");
+    assert_eq!(
+        refresh(&sandbox, &refresh_token).await.unwrap_err(),
+        "invalid_grant"
+    );
 }
 
 #[tokio::test]
@@ -393,9 +443,17 @@ async fn revoking_an_unknown_token_answers_200() {
 async fn revocation_without_a_token_is_invalid_request() {
     let sandbox = start_demo().await;
 
-    let (status, body) = post_json(&sandbox, "/oauth/revoke", json!({"client_id": DESKTOP_CLIENT})).await;
+    let (status, body) = post_json(
+        &sandbox,
+        "/oauth/revoke",
+        json!({"client_id": DESKTOP_CLIENT}),
+    )
+    .await;
 
-    assert_eq!((status, body["error"].as_str()), (400, Some("invalid_request")));
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("invalid_request"))
+    );
 }
 
 #[tokio::test]
@@ -429,10 +487,15 @@ async fn refresh_tokens_are_stored_hashed() {
     assert_eq!(stored.len(), 1);
     assert_ne!(stored[0], refresh_token);
     assert!(secrets.iter().all(|h| h.starts_with("$argon2id$")));
-    let raw = std::fs::read(dir.path().join("sandbox.db")).unwrap();
-    let raw = String::from_utf8_lossy(&raw);
-    assert!(!raw.contains(&refresh_token));
-    assert!(!raw.contains(DEMO_PASSWORD));
+    for file in ["sandbox.db", "sandbox.db-wal"] {
+        let Ok(raw) = std::fs::read(dir.path().join(file)) else {
+            continue;
+        };
+        let raw = String::from_utf8_lossy(&raw);
+        assert!(!raw.contains(&refresh_token), "{file}");
+        assert!(!raw.contains(DEMO_PASSWORD), "{file}");
+        assert!(!raw.contains(MAPLE_BACKEND.1), "{file}");
+    }
 }
 
 // ---- malformed and oversized bodies -----------------------------------------
@@ -468,7 +531,10 @@ async fn non_string_json_field_is_400_invalid_request() {
 
     let (status, body) = post_json(&sandbox, "/oauth/token", request).await;
 
-    assert_eq!((status, body["error"].as_str()), (400, Some("invalid_request")));
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("invalid_request"))
+    );
 }
 
 #[tokio::test]
@@ -494,10 +560,18 @@ async fn garbage_bodies_get_4xx_never_5xx() {
         ("application/json", b"[1,2,3]"),
         ("application/json", b"\xff\xfe\x00"),
         ("application/x-www-form-urlencoded", b"%%%&&&==="),
-        ("application/x-www-form-urlencoded", b"grant_type=a&grant_type=b"),
+        (
+            "application/x-www-form-urlencoded",
+            b"grant_type=a&grant_type=b",
+        ),
         ("application/json", b""),
     ];
-    for path in ["/oauth/token", "/oauth/revoke", "/authorize/login", "/authorize/organization"] {
+    for path in [
+        "/oauth/token",
+        "/oauth/revoke",
+        "/authorize/login",
+        "/authorize/organization",
+    ] {
         for (content_type, body) in bodies {
             let response = http()
                 .post(endpoint(&sandbox, path))
@@ -507,7 +581,10 @@ async fn garbage_bodies_get_4xx_never_5xx() {
                 .await
                 .unwrap();
             let status = response.status();
-            assert!(status.is_client_error(), "{path} {content_type} {body:?}: {status}");
+            assert!(
+                status.is_client_error(),
+                "{path} {content_type} {body:?}: {status}"
+            );
         }
     }
     assert_still_serving(&sandbox).await;
@@ -520,7 +597,10 @@ async fn oversized_body_is_413_and_the_server_stays_up() {
 
     let response = http()
         .post(endpoint(&sandbox, "/oauth/token"))
-        .form(&[("grant_type", "client_credentials"), ("padding", huge.as_str())])
+        .form(&[
+            ("grant_type", "client_credentials"),
+            ("padding", huge.as_str()),
+        ])
         .send()
         .await
         .unwrap();

@@ -27,14 +27,18 @@ async fn binary_prints_one_line_serves_and_exits_0_on_sigterm() {
         .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
         .to_owned();
     assert!(origin.starts_with("http://127.0.0.1:"), "{origin}");
-    assert!(!origin.ends_with(":0"), "the real port is printed: {origin}");
+    assert!(
+        !origin.ends_with(":0"),
+        "the real port is printed: {origin}"
+    );
 
-    let discovery: serde_json::Value = reqwest::get(format!("{origin}/.well-known/openid-configuration"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let discovery: serde_json::Value =
+        reqwest::get(format!("{origin}/.well-known/openid-configuration"))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
     assert_eq!(discovery["issuer"], origin.as_str());
 
     let status = Command::new("kill")
@@ -47,7 +51,10 @@ async fn binary_prints_one_line_serves_and_exits_0_on_sigterm() {
         if let Some(exit) = child.try_wait().unwrap() {
             break exit;
         }
-        assert!(Instant::now() < deadline, "the sandbox did not exit after SIGTERM");
+        assert!(
+            Instant::now() < deadline,
+            "the sandbox did not exit after SIGTERM"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
     assert_eq!(exit.code(), Some(0));

@@ -40,7 +40,11 @@ organization = "org_elm"
 async fn broken_fixture_file_stops_the_start_naming_file_entry_and_rule() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("clinic.toml");
-    std::fs::write(&path, FRONT_DESK.replace("role = \"front_desk\"", "role = \"prescriber\"")).unwrap();
+    std::fs::write(
+        &path,
+        FRONT_DESK.replace("role = \"front_desk\"", "role = \"prescriber\""),
+    )
+    .unwrap();
 
     let result = Sandbox::start(Config {
         fixture: FixtureSource::File(path.clone()),
@@ -53,7 +57,10 @@ async fn broken_fixture_file_stops_the_start_naming_file_entry_and_rule() {
     };
     let message = error.to_string();
     assert!(message.contains(&path.display().to_string()), "{message}");
-    assert!(message.contains("[[users]] #1 (fran@elm.example)"), "{message}");
+    assert!(
+        message.contains("[[users]] #1 (fran@elm.example)"),
+        "{message}"
+    );
     assert!(message.contains("npi"), "{message}");
     assert!(!message.contains("front-desk-pw"), "{message}");
 }

@@ -30,24 +30,41 @@ use crate::store::StoreError;
 const BROWSER_COOKIE: &str = "rxdesk_browser";
 
 /// `GET /authorize`
-pub(super) async fn start(State(state): State<AppState>, headers: HeaderMap, RawQuery(query): RawQuery) -> Response {
+pub(super) async fn start(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+) -> Response {
     let params = match parse_params(query.unwrap_or_default().as_bytes()) {
         Ok(p) => p,
         Err(name) => {
-            return error_page(&format!("The parameter `{name}` appears more than once in the request."));
+            return error_page(&format!(
+                "The parameter `{name}` appears more than once in the request."
+            ));
         }
     };
-    let param = |name: &str| params.get(name).map(String::as_str).filter(|v| !v.is_empty());
+    let param = |name: &str| {
+        params
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
+    };
 
     let Some(client_id) = param("client_id") else {
         return error_page("The request does not name an application (client_id is missing).");
     };
     let client = client_id.to_owned();
-    let application = match state.db.call(move |conn| Ok(db::application(conn, &client)?)).await {
+    let application = match state
+        .db
+        .call(move |conn| Ok(db::application(conn, &client)?))
+        .await
+    {
         Ok(Some(app)) => app,
         Ok(None) => {
             tracing::info!(client_id, "authorize: unknown application");
-            return error_page("This application is not registered with the sandbox (unknown client_id).");
+            return error_page(
+                "This application is not registered with the sandbox (unknown client_id).",
+            );
         }
         Err(e) => return internal(e),
     };
@@ -62,23 +79,42 @@ pub(super) async fn start(State(state): State<AppState>, headers: HeaderMap, Raw
     // From here on the redirect URI is trusted: faults go back to the application.
     let state_param = params.get("state").cloned();
     let back = |error: &str, description: &str| {
-        redirect_with(redirect_uri, &[("error", error), ("error_description", description)], state_param.as_deref())
+        redirect_with(
+            redirect_uri,
+            &[("error", error), ("error_description", description)],
+            state_param.as_deref(),
+        )
     };
     if param("response_type") != Some("code") {
         return back("unsupported_response_type", "response_type must be code");
     }
     let Some(challenge) = param("code_challenge") else {
-        return back("invalid_request", "PKCE is required: code_challenge is missing");
+        return back(
+            "invalid_request",
+            "PKCE is required: code_challenge is missing",
+        );
     };
     if param("code_challenge_method") != Some("S256") {
-        return back("invalid_request", "code_challenge_method must be S256 (plain is not supported)");
+        return back(
+            "invalid_request",
+            "code_challenge_method must be S256 (plain is not supported)",
+        );
     }
-    if challenge.len() != 43 || !challenge.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
-        return back("invalid_request", "code_challenge is not a base64url SHA-256 digest");
+    if challenge.len() != 43
+        || !challenge
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
+        return back(
+            "invalid_request",
+            "code_challenge is not a base64url SHA-256 digest",
+        );
     }
     match param("audience") {
         None => return back("invalid_request", "audience is required"),
-        Some(a) if a != state.config.audience => return back("invalid_request", "unknown audience"),
+        Some(a) if a != state.config.audience => {
+            return back("invalid_request", "unknown audience");
+        }
         Some(_) => {}
     }
 
@@ -122,7 +158,11 @@ pub(super) async fn start(State(state): State<AppState>, headers: HeaderMap, Raw
 }
 
 /// `POST /authorize/login`: Sign in or Cancel.
-pub(super) async fn login(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+pub(super) async fn login(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     let form = parse_params(&body).unwrap_or_default();
     let field = |name: &str| form.get(name).map(String::as_str).unwrap_or_default();
     let login_id = field("login").to_owned();
@@ -155,7 +195,11 @@ pub(super) async fn login(State(state): State<AppState>, headers: HeaderMap, bod
     }
 
     let lookup = email.clone();
-    let user = match state.db.call(move |conn| Ok(db::user_by_email(conn, &lookup)?)).await {
+    let user = match state
+        .db
+        .call(move |conn| Ok(db::user_by_email(conn, &lookup)?))
+        .await
+    {
         Ok(user) => user,
         Err(e) => return internal(e),
     };
@@ -195,7 +239,10 @@ pub(super) async fn login(State(state): State<AppState>, headers: HeaderMap, bod
                 &pending.redirect_uri,
                 &[
                     ("error", "access_denied"),
-                    ("error_description", "the account belongs to no organization this application serves"),
+                    (
+                        "error_description",
+                        "the account belongs to no organization this application serves",
+                    ),
                 ],
                 pending.state.as_deref(),
             );
@@ -211,7 +258,8 @@ pub(super) async fn login(State(state): State<AppState>, headers: HeaderMap, bod
             {
                 return internal(e);
             }
-            let html = pages::choose_organization(&login_id, &user.name, &user.email, &organizations);
+            let html =
+                pages::choose_organization(&login_id, &user.name, &user.email, &organizations);
             return pages::respond(StatusCode::OK, html, None);
         }
     };
@@ -219,7 +267,11 @@ pub(super) async fn login(State(state): State<AppState>, headers: HeaderMap, bod
 }
 
 /// `POST /authorize/organization`: the button of one organization, or Cancel.
-pub(super) async fn choose_organization(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+pub(super) async fn choose_organization(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     let form = parse_params(&body).unwrap_or_default();
     let field = |name: &str| form.get(name).map(String::as_str).unwrap_or_default();
     let (id_hash, pending) = match load_pending(&state, &headers, field("login")).await {
@@ -243,13 +295,21 @@ pub(super) async fn choose_organization(State(state): State<AppState>, headers: 
     };
     let chosen = field("organization");
     if !organizations.iter().any(|(id, _)| id == chosen) {
-        return error_page("That organization is not one you can sign in to with this application.");
+        return error_page(
+            "That organization is not one you can sign in to with this application.",
+        );
     }
     finish(&state, &id_hash, &pending, &user_id, chosen).await
 }
 
 /// Issues the code and sends the browser back to the application.
-async fn finish(state: &AppState, id_hash: &str, pending: &PendingLogin, user_id: &str, organization_id: &str) -> Response {
+async fn finish(
+    state: &AppState,
+    id_hash: &str,
+    pending: &PendingLogin,
+    user_id: &str,
+    organization_id: &str,
+) -> Response {
     let code = random_token();
     let code_hash = sha256_hex(&code);
     let at = now();
@@ -280,7 +340,11 @@ async fn finish(state: &AppState, id_hash: &str, pending: &PendingLogin, user_id
         return internal(e);
     }
     tracing::info!(%user_id, %organization_id, client_id = %pending.client_id, "authorization code issued");
-    redirect_with(&pending.redirect_uri, &[("code", &code)], pending.state.as_deref())
+    redirect_with(
+        &pending.redirect_uri,
+        &[("code", &code)],
+        pending.state.as_deref(),
+    )
 }
 
 async fn cancel(state: &AppState, id_hash: &str, pending: &PendingLogin) -> Response {
@@ -288,21 +352,30 @@ async fn cancel(state: &AppState, id_hash: &str, pending: &PendingLogin) -> Resp
     tracing::info!(client_id = %pending.client_id, "sign-in cancelled by the user");
     redirect_with(
         &pending.redirect_uri,
-        &[("error", "access_denied"), ("error_description", "the user cancelled the sign-in")],
+        &[
+            ("error", "access_denied"),
+            ("error_description", "the user cancelled the sign-in"),
+        ],
         pending.state.as_deref(),
     )
 }
 
 async fn delete_pending(state: &AppState, id_hash: &str) -> Result<(), StoreError> {
     let hash = id_hash.to_owned();
-    state.db.call(move |conn| Ok(db::delete_pending(conn, &hash)?)).await
+    state
+        .db
+        .call(move |conn| Ok(db::delete_pending(conn, &hash)?))
+        .await
 }
 
 /// The pending sign-in a form refers to, if it exists, has not expired and was
 /// started by this browser.
-async fn load_pending(state: &AppState, headers: &HeaderMap, login_id: &str) -> Result<(String, PendingLogin), Response> {
-    const EXPIRED: &str =
-        "This sign-in has expired or was started in another browser. Return to the application and start again.";
+async fn load_pending(
+    state: &AppState,
+    headers: &HeaderMap,
+    login_id: &str,
+) -> Result<(String, PendingLogin), Response> {
+    const EXPIRED: &str = "This sign-in has expired or was started in another browser. Return to the application and start again.";
     if login_id.is_empty() {
         return Err(error_page(EXPIRED));
     }
@@ -331,7 +404,11 @@ fn browser_id(headers: &HeaderMap) -> Option<String> {
         .filter_map(|pair| pair.trim().split_once('='))
         .find(|(name, _)| *name == BROWSER_COOKIE)
         .map(|(_, value)| value.to_owned())
-        .filter(|v| v.len() == 43 && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'))
+        .filter(|v| {
+            v.len() == 43
+                && v.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        })
 }
 
 fn locked_message(left: std::time::Duration) -> String {
@@ -359,20 +436,30 @@ fn redirect_with(redirect_uri: &str, params: &[(&str, &str)], state: Option<&str
     }
     (
         StatusCode::SEE_OTHER,
-        [(header::LOCATION, url.to_string()), (header::CACHE_CONTROL, "no-store".to_owned())],
+        [
+            (header::LOCATION, url.to_string()),
+            (header::CACHE_CONTROL, "no-store".to_owned()),
+        ],
     )
         .into_response()
 }
 
 fn error_page(message: &str) -> Response {
-    pages::respond(StatusCode::BAD_REQUEST, pages::error("Sign-in cannot continue", message), None)
+    pages::respond(
+        StatusCode::BAD_REQUEST,
+        pages::error("Sign-in cannot continue", message),
+        None,
+    )
 }
 
 fn internal(e: StoreError) -> Response {
     tracing::error!(error = %e, "sign-in failed on a store error");
     pages::respond(
         StatusCode::INTERNAL_SERVER_ERROR,
-        pages::error("Something went wrong", "The sandbox could not complete this step. Try again."),
+        pages::error(
+            "Something went wrong",
+            "The sandbox could not complete this step. Try again.",
+        ),
         None,
     )
 }

@@ -31,7 +31,10 @@ pub(super) struct User {
     pub password_hash: String,
 }
 
-pub(super) fn application(conn: &Connection, client_id: &str) -> rusqlite::Result<Option<Application>> {
+pub(super) fn application(
+    conn: &Connection,
+    client_id: &str,
+) -> rusqlite::Result<Option<Application>> {
     let exists: Option<String> = conn
         .query_row(
             "SELECT client_id FROM applications WHERE client_id = ?1",
@@ -105,7 +108,10 @@ pub(super) fn organizations_for(
 }
 
 /// The permissions of `user_id`'s role, in the contract's order.
-pub(super) fn user_permissions(conn: &Connection, user_id: &str) -> rusqlite::Result<Option<Vec<String>>> {
+pub(super) fn user_permissions(
+    conn: &Connection,
+    user_id: &str,
+) -> rusqlite::Result<Option<Vec<String>>> {
     let permissions: Option<String> = conn
         .query_row(
             "SELECT r.permissions FROM users u JOIN roles r ON r.name = u.role WHERE u.id = ?1",
@@ -132,8 +138,16 @@ pub(super) struct PendingLogin {
     pub expires_at: i64,
 }
 
-pub(super) fn insert_pending(conn: &Connection, id_hash: &str, p: &PendingLogin, now: i64) -> rusqlite::Result<()> {
-    conn.execute("DELETE FROM pending_logins WHERE expires_at <= ?1", params![now])?;
+pub(super) fn insert_pending(
+    conn: &Connection,
+    id_hash: &str,
+    p: &PendingLogin,
+    now: i64,
+) -> rusqlite::Result<()> {
+    conn.execute(
+        "DELETE FROM pending_logins WHERE expires_at <= ?1",
+        params![now],
+    )?;
     conn.execute(
         "INSERT INTO pending_logins (id_hash, browser_hash, client_id, redirect_uri, state,
              code_challenge, audience, scope, organization, user_id, expires_at)
@@ -156,7 +170,11 @@ pub(super) fn insert_pending(conn: &Connection, id_hash: &str, p: &PendingLogin,
 }
 
 /// The pending sign-in `id_hash`, unless it has expired.
-pub(super) fn pending(conn: &Connection, id_hash: &str, now: i64) -> rusqlite::Result<Option<PendingLogin>> {
+pub(super) fn pending(
+    conn: &Connection,
+    id_hash: &str,
+    now: i64,
+) -> rusqlite::Result<Option<PendingLogin>> {
     conn.query_row(
         "SELECT browser_hash, client_id, redirect_uri, state, code_challenge, audience, scope,
                 organization, user_id, expires_at
@@ -180,7 +198,11 @@ pub(super) fn pending(conn: &Connection, id_hash: &str, now: i64) -> rusqlite::R
     .optional()
 }
 
-pub(super) fn set_pending_user(conn: &Connection, id_hash: &str, user_id: &str) -> rusqlite::Result<()> {
+pub(super) fn set_pending_user(
+    conn: &Connection,
+    id_hash: &str,
+    user_id: &str,
+) -> rusqlite::Result<()> {
     conn.execute(
         "UPDATE pending_logins SET user_id = ?2 WHERE id_hash = ?1",
         params![id_hash, user_id],
@@ -189,7 +211,10 @@ pub(super) fn set_pending_user(conn: &Connection, id_hash: &str, user_id: &str) 
 }
 
 pub(super) fn delete_pending(conn: &Connection, id_hash: &str) -> rusqlite::Result<()> {
-    conn.execute("DELETE FROM pending_logins WHERE id_hash = ?1", params![id_hash])?;
+    conn.execute(
+        "DELETE FROM pending_logins WHERE id_hash = ?1",
+        params![id_hash],
+    )?;
     Ok(())
 }
 
@@ -208,7 +233,12 @@ pub(super) struct Code {
     pub family_id: Option<String>,
 }
 
-pub(super) fn insert_code(conn: &Connection, code_hash: &str, c: &Code, now: i64) -> rusqlite::Result<()> {
+pub(super) fn insert_code(
+    conn: &Connection,
+    code_hash: &str,
+    c: &Code,
+    now: i64,
+) -> rusqlite::Result<()> {
     // Codes are useless a minute after use or expiry; keep the table small.
     conn.execute(
         "DELETE FROM auth_codes WHERE expires_at <= ?1",
@@ -265,7 +295,11 @@ pub(super) fn mark_code_used(conn: &Connection, code_hash: &str, now: i64) -> ru
     Ok(())
 }
 
-pub(super) fn set_code_family(conn: &Connection, code_hash: &str, family_id: &str) -> rusqlite::Result<()> {
+pub(super) fn set_code_family(
+    conn: &Connection,
+    code_hash: &str,
+    family_id: &str,
+) -> rusqlite::Result<()> {
     conn.execute(
         "UPDATE auth_codes SET family_id = ?2 WHERE code_hash = ?1",
         params![code_hash, family_id],
@@ -287,7 +321,17 @@ pub(super) struct Refresh {
     pub revoked_at: Option<i64>,
 }
 
-pub(super) fn insert_refresh(conn: &Connection, token_hash: &str, t: &Refresh, now: i64) -> rusqlite::Result<()> {
+pub(super) fn insert_refresh(
+    conn: &Connection,
+    token_hash: &str,
+    t: &Refresh,
+    now: i64,
+) -> rusqlite::Result<()> {
+    // Expired tokens can never be used again; a replay of one is refused as unknown.
+    conn.execute(
+        "DELETE FROM refresh_tokens WHERE expires_at <= ?1",
+        params![now],
+    )?;
     conn.execute(
         "INSERT INTO refresh_tokens (token_hash, family_id, client_id, user_id, organization_id,
              audience, scope, issued_at, expires_at)
@@ -330,7 +374,11 @@ pub(super) fn refresh(conn: &Connection, token_hash: &str) -> rusqlite::Result<O
     .optional()
 }
 
-pub(super) fn mark_refresh_used(conn: &Connection, token_hash: &str, now: i64) -> rusqlite::Result<()> {
+pub(super) fn mark_refresh_used(
+    conn: &Connection,
+    token_hash: &str,
+    now: i64,
+) -> rusqlite::Result<()> {
     conn.execute(
         "UPDATE refresh_tokens SET used_at = ?2 WHERE token_hash = ?1",
         params![token_hash, now],
@@ -339,7 +387,11 @@ pub(super) fn mark_refresh_used(conn: &Connection, token_hash: &str, now: i64) -
 }
 
 /// Revokes every refresh token of `family_id`; returns how many were live.
-pub(super) fn revoke_family(conn: &Connection, family_id: &str, now: i64) -> rusqlite::Result<usize> {
+pub(super) fn revoke_family(
+    conn: &Connection,
+    family_id: &str,
+    now: i64,
+) -> rusqlite::Result<usize> {
     conn.execute(
         "UPDATE refresh_tokens SET revoked_at = ?2 WHERE family_id = ?1 AND revoked_at IS NULL",
         params![family_id, now],

@@ -58,7 +58,9 @@ pub struct SigningKeys {
 
 impl std::fmt::Debug for SigningKeys {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SigningKeys").field("kid", &self.kid).finish_non_exhaustive()
+        f.debug_struct("SigningKeys")
+            .field("kid", &self.kid)
+            .finish_non_exhaustive()
     }
 }
 
@@ -69,8 +71,9 @@ impl SigningKeys {
         let shown = path.display().to_string();
         match std::fs::read_to_string(&path) {
             Ok(pem) => {
-                let key = RsaPrivateKey::from_pkcs8_pem(&pem)
-                    .map_err(|_| KeyError::Corrupt { path: shown.clone() })?;
+                let key = RsaPrivateKey::from_pkcs8_pem(&pem).map_err(|_| KeyError::Corrupt {
+                    path: shown.clone(),
+                })?;
                 Self::from_private(key).map_err(|_| KeyError::Corrupt { path: shown })
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -84,7 +87,10 @@ impl SigningKeys {
                 })?;
                 Self::from_private(key)
             }
-            Err(source) => Err(KeyError::Io { path: shown, source }),
+            Err(source) => Err(KeyError::Io {
+                path: shown,
+                source,
+            }),
         }
     }
 
@@ -97,13 +103,13 @@ impl SigningKeys {
         let pem = key
             .to_pkcs8_pem(LineEnding::LF)
             .map_err(|e| KeyError::Generate(e.to_string()))?;
-        let encoding =
-            EncodingKey::from_rsa_pem(pem.as_bytes()).map_err(|e| KeyError::Generate(e.to_string()))?;
+        let encoding = EncodingKey::from_rsa_pem(pem.as_bytes())
+            .map_err(|e| KeyError::Generate(e.to_string()))?;
         let public = key.to_public_key();
         let n = URL_SAFE_NO_PAD.encode(public.n().to_bytes_be());
         let e = URL_SAFE_NO_PAD.encode(public.e().to_bytes_be());
-        let decoding =
-            DecodingKey::from_rsa_components(&n, &e).map_err(|e| KeyError::Generate(e.to_string()))?;
+        let decoding = DecodingKey::from_rsa_components(&n, &e)
+            .map_err(|e| KeyError::Generate(e.to_string()))?;
         let kid = URL_SAFE_NO_PAD.encode(&Sha256::digest(n.as_bytes())[..12]);
         Ok(Self {
             kid,
@@ -164,7 +170,8 @@ impl SigningKeys {
 }
 
 fn generate() -> Result<RsaPrivateKey, KeyError> {
-    RsaPrivateKey::new(&mut rand::thread_rng(), KEY_BITS).map_err(|e| KeyError::Generate(e.to_string()))
+    RsaPrivateKey::new(&mut rand::thread_rng(), KEY_BITS)
+        .map_err(|e| KeyError::Generate(e.to_string()))
 }
 
 fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {

@@ -103,10 +103,19 @@ mod tests {
             assert_eq!(limiter.record_failure_at("Ada@Maple.example", t0), None);
         }
         assert_eq!(limiter.locked_for_at("ada@maple.example", t0), None);
-        assert_eq!(limiter.record_failure_at("ada@maple.example", t0), Some(LOCK_DURATION));
-        assert_eq!(limiter.locked_for_at("ADA@maple.example", t0), Some(LOCK_DURATION));
+        assert_eq!(
+            limiter.record_failure_at("ada@maple.example", t0),
+            Some(LOCK_DURATION)
+        );
+        assert_eq!(
+            limiter.locked_for_at("ADA@maple.example", t0),
+            Some(LOCK_DURATION)
+        );
         assert_eq!(limiter.locked_for_at("ben@birch.example", t0), None);
-        assert_eq!(limiter.locked_for_at("ada@maple.example", t0 + LOCK_DURATION), None);
+        assert_eq!(
+            limiter.locked_for_at("ada@maple.example", t0 + LOCK_DURATION),
+            None
+        );
     }
 
     #[test]
@@ -116,7 +125,10 @@ mod tests {
         for _ in 1..MAX_FAILURES {
             limiter.record_failure_at("a@b.c", t0);
         }
-        assert_eq!(limiter.record_failure_at("a@b.c", t0 + FAILURE_WINDOW), None);
+        assert_eq!(
+            limiter.record_failure_at("a@b.c", t0 + FAILURE_WINDOW),
+            None
+        );
     }
 
     #[test]

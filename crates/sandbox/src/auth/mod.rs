@@ -43,12 +43,21 @@ pub const OFFLINE_ACCESS: &str = "offline_access";
 /// Routes of the authorization server.
 pub(crate) fn router() -> Router<AppState> {
     Router::new()
-        .route("/.well-known/openid-configuration", get(discovery::openid_configuration))
-        .route("/.well-known/oauth-authorization-server", get(discovery::openid_configuration))
+        .route(
+            "/.well-known/openid-configuration",
+            get(discovery::openid_configuration),
+        )
+        .route(
+            "/.well-known/oauth-authorization-server",
+            get(discovery::openid_configuration),
+        )
         .route("/.well-known/jwks.json", get(discovery::jwks))
         .route("/authorize", get(authorize::start))
         .route("/authorize/login", post(authorize::login))
-        .route("/authorize/organization", post(authorize::choose_organization))
+        .route(
+            "/authorize/organization",
+            post(authorize::choose_organization),
+        )
         .route("/oauth/token", post(token::token))
         .route("/oauth/revoke", post(token::revoke))
 }
@@ -83,7 +92,10 @@ fn s256(verifier: &str) -> String {
 fn parse_params(raw: &[u8]) -> Result<std::collections::HashMap<String, String>, String> {
     let mut params = std::collections::HashMap::new();
     for (name, value) in url::form_urlencoded::parse(raw) {
-        if params.insert(name.to_string(), value.into_owned()).is_some() {
+        if params
+            .insert(name.to_string(), value.into_owned())
+            .is_some()
+        {
             return Err(name.into_owned());
         }
     }
@@ -105,6 +117,9 @@ mod tests {
     #[test]
     fn repeated_parameters_are_refused() {
         assert_eq!(parse_params(b"a=1&a=2"), Err("a".to_owned()));
-        assert_eq!(parse_params(b"a=1&b=%20x").map(|p| p["b"].clone()), Ok(" x".to_owned()));
+        assert_eq!(
+            parse_params(b"a=1&b=%20x").map(|p| p["b"].clone()),
+            Ok(" x".to_owned())
+        );
     }
 }

@@ -59,15 +59,26 @@ fn layout(title: &str, body: &str) -> String {
 /// framing, no referrer, nothing loaded from elsewhere.
 pub(super) fn respond(status: StatusCode, html: String, cookie: Option<String>) -> Response {
     let mut headers = HeaderMap::new();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     headers.insert(
         header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"),
+        HeaderValue::from_static(
+            "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+        ),
     );
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
-    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
     if let Some(value) = cookie.and_then(|c| HeaderValue::from_str(&c).ok()) {
         headers.insert(header::SET_COOKIE, value);
     }
@@ -87,7 +98,12 @@ pub(super) struct SignIn<'a> {
 pub(super) fn sign_in(page: &SignIn<'_>) -> String {
     let message = page
         .message
-        .map(|m| format!("<p class=\"error\" role=\"alert\" id=\"problem\">{}</p>\n", escape(m)))
+        .map(|m| {
+            format!(
+                "<p class=\"error\" role=\"alert\" id=\"problem\">{}</p>\n",
+                escape(m)
+            )
+        })
         .unwrap_or_default();
     let described = if page.message.is_some() {
         " aria-describedby=\"problem\""
@@ -137,7 +153,12 @@ pub(super) fn sign_in(page: &SignIn<'_>) -> String {
     layout("Sign in", &body)
 }
 
-pub(super) fn choose_organization(login_id: &str, user_name: &str, email: &str, organizations: &[(String, String)]) -> String {
+pub(super) fn choose_organization(
+    login_id: &str,
+    user_name: &str,
+    email: &str,
+    organizations: &[(String, String)],
+) -> String {
     let buttons: String = organizations
         .iter()
         .map(|(id, name)| {
@@ -183,7 +204,10 @@ mod tests {
 
     #[test]
     fn escape_neutralises_markup() {
-        assert_eq!(escape(r#"<a href="x">'&'</a>"#), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+        assert_eq!(
+            escape(r#"<a href="x">'&'</a>"#),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
     }
 
     #[test]

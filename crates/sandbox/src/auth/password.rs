@@ -5,9 +5,9 @@
 
 use std::sync::OnceLock;
 
+use argon2::Argon2;
 use argon2::password_hash::rand_core::OsRng;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
-use argon2::Argon2;
 
 /// Hashing failed (only possible with broken parameters; never carries the secret).
 #[derive(Debug, thiserror::Error)]
@@ -26,7 +26,11 @@ pub fn hash(secret: &str) -> Result<String, HashError> {
 /// True when `secret` matches the PHC string `phc` (false for a malformed hash).
 pub fn verify(secret: &str, phc: &str) -> bool {
     PasswordHash::new(phc)
-        .map(|parsed| Argon2::default().verify_password(secret.as_bytes(), &parsed).is_ok())
+        .map(|parsed| {
+            Argon2::default()
+                .verify_password(secret.as_bytes(), &parsed)
+                .is_ok()
+        })
         .unwrap_or(false)
 }
 

@@ -20,16 +20,19 @@ pub fn is_allowed(redirect_uri: &str, allowed: &[String]) -> bool {
     {
         return false;
     }
-    allowed.iter().filter_map(|a| Url::parse(a).ok()).any(|entry| {
-        if is_loopback(&entry) {
-            redirect.scheme() == "http"
-                && redirect.host_str() == entry.host_str()
-                && path_under(entry.path(), redirect.path())
-                && (entry.query().is_none() || entry.query() == redirect.query())
-        } else {
-            redirect == entry
-        }
-    })
+    allowed
+        .iter()
+        .filter_map(|a| Url::parse(a).ok())
+        .any(|entry| {
+            if is_loopback(&entry) {
+                redirect.scheme() == "http"
+                    && redirect.host_str() == entry.host_str()
+                    && path_under(entry.path(), redirect.path())
+                    && (entry.query().is_none() || entry.query() == redirect.query())
+            } else {
+                redirect == entry
+            }
+        })
 }
 
 fn is_loopback(url: &Url) -> bool {
@@ -41,7 +44,8 @@ fn path_under(base: &str, path: &str) -> bool {
         return true;
     }
     let base = base.trim_end_matches('/');
-    path.strip_prefix(base).is_some_and(|rest| rest.starts_with('/'))
+    path.strip_prefix(base)
+        .is_some_and(|rest| rest.starts_with('/'))
 }
 
 #[cfg(test)]
@@ -49,9 +53,14 @@ mod tests {
     use super::*;
 
     fn demo() -> Vec<String> {
-        ["http://127.0.0.1", "http://localhost", "http://[::1]", "https://app.example/cb"]
-            .map(String::from)
-            .to_vec()
+        [
+            "http://127.0.0.1",
+            "http://localhost",
+            "http://[::1]",
+            "https://app.example/cb",
+        ]
+        .map(String::from)
+        .to_vec()
     }
 
     #[test]

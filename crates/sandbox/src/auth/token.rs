@@ -108,7 +108,13 @@ impl Params {
         let content_type = headers
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
-            .map(|v| v.split(';').next().unwrap_or_default().trim().to_ascii_lowercase())
+            .map(|v| {
+                v.split(';')
+                    .next()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_ascii_lowercase()
+            })
             .unwrap_or_default();
         match content_type.as_str() {
             "application/json" => {
@@ -122,15 +128,17 @@ impl Params {
                         }
                         Value::Null => {}
                         _ => {
-                            return Err(OAuthError::invalid_request(format!("`{name}` must be a string")));
+                            return Err(OAuthError::invalid_request(format!(
+                                "`{name}` must be a string"
+                            )));
                         }
                     }
                 }
                 Ok(Self(params))
             }
-            "application/x-www-form-urlencoded" => parse_params(body)
-                .map(Self)
-                .map_err(|name| OAuthError::invalid_request(format!("`{name}` appears more than once"))),
+            "application/x-www-form-urlencoded" => parse_params(body).map(Self).map_err(|name| {
+                OAuthError::invalid_request(format!("`{name}` appears more than once"))
+            }),
             _ => Err(OAuthError::invalid_request(
                 "Content-Type must be application/json or application/x-www-form-urlencoded",
             )),
@@ -138,7 +146,10 @@ impl Params {
     }
 
     fn get(&self, name: &str) -> Option<&str> {
-        self.0.get(name).map(String::as_str).filter(|v| !v.is_empty())
+        self.0
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
     }
 
     fn require(&self, name: &str) -> Result<&str, OAuthError> {
@@ -159,7 +170,10 @@ impl ClientAuth {
         let basic = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Basic ").or_else(|| v.strip_prefix("basic ")));
+            .and_then(|v| {
+                v.strip_prefix("Basic ")
+                    .or_else(|| v.strip_prefix("basic "))
+            });
         match basic {
             Some(encoded) => {
                 if params.get("client_secret").is_some() {
@@ -172,10 +186,14 @@ impl ClientAuth {
                     .ok()
                     .and_then(|b| String::from_utf8(b).ok())
                     .ok_or_else(|| OAuthError::invalid_client(true))?;
-                let (id, secret) = decoded.split_once(':').ok_or_else(|| OAuthError::invalid_client(true))?;
+                let (id, secret) = decoded
+                    .split_once(':')
+                    .ok_or_else(|| OAuthError::invalid_client(true))?;
                 let id = form_decode(id);
                 if params.get("client_id").is_some_and(|body_id| body_id != id) {
-                    return Err(OAuthError::invalid_request("client_id differs from the HTTP Basic user"));
+                    return Err(OAuthError::invalid_request(
+                        "client_id differs from the HTTP Basic user",
+                    ));
                 }
                 Ok(Self {
                     client_id: Some(id),
@@ -225,7 +243,11 @@ impl IntoResponse for Issued {
 }
 
 /// `POST /oauth/token`
-pub(super) async fn token(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+pub(super) async fn token(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     match grant(&state, &headers, &body).await {
         Ok(issued) => issued.into_response(),
         Err(e) => {
@@ -264,7 +286,12 @@ async fn authenticate(state: &AppState, auth: &ClientAuth) -> Result<Client, OAu
     };
     let found = state
         .db
-        .call(move |conn| Ok((db::backend(conn, &client_id)?, db::application(conn, &client_id)?)))
+        .call(move |conn| {
+            Ok((
+                db::backend(conn, &client_id)?,
+                db::application(conn, &client_id)?,
+            ))
+        })
         .await
         .map_err(|e| OAuthError::internal(&e))?;
     let secret = auth.secret.clone().unwrap_or_default();
@@ -283,7 +310,8 @@ async fn authenticate(state: &AppState, auth: &ClientAuth) -> Result<Client, OAu
         }
         (None, Some(app)) if auth.secret.is_none() => Ok(Client::Application(app)),
         _ => {
-            let _ = tokio::task::spawn_blocking(move || super::password::verify_nothing(&secret)).await;
+            let _ =
+                tokio::task::spawn_blocking(move || super::password::verify_nothing(&secret)).await;
             Err(OAuthError::invalid_client(auth.basic))
         }
     }
@@ -300,7 +328,11 @@ async fn public_client(state: &AppState, auth: &ClientAuth) -> Result<db::Applic
     }
 }
 
-async fn client_credentials(state: &AppState, params: &Params, auth: ClientAuth) -> Result<Issued, OAuthError> {
+async fn client_credentials(
+    state: &AppState,
+    params: &Params,
+    auth: ClientAuth,
+) -> Result<Issued, OAuthError> {
     let backend = match authenticate(state, &auth).await? {
         Client::Backend(b) => b,
         Client::Application(_) => {
@@ -313,7 +345,10 @@ async fn client_credentials(state: &AppState, params: &Params, auth: ClientAuth)
     check_audience(state, params.require("audience")?)?;
     let at = now();
     let ttl = duration_secs(state.config.machine_token_ttl);
-    let permissions: Vec<String> = MACHINE_PERMISSIONS.iter().map(|p| (*p).to_owned()).collect();
+    let permissions: Vec<String> = MACHINE_PERMISSIONS
+        .iter()
+        .map(|p| (*p).to_owned())
+        .collect();
     let claims = AccessClaims {
         iss: state.issuer.to_string(),
         sub: backend.client_id.clone(),
@@ -346,7 +381,11 @@ struct UserGrant {
     refresh_token: Option<String>,
 }
 
-async fn authorization_code(state: &AppState, params: &Params, auth: ClientAuth) -> Result<Issued, OAuthError> {
+async fn authorization_code(
+    state: &AppState,
+    params: &Params,
+    auth: ClientAuth,
+) -> Result<Issued, OAuthError> {
     let app = public_client(state, &auth).await?;
     let code = params.require("code")?;
     let redirect_uri = params.require("redirect_uri")?.to_owned();
@@ -356,7 +395,9 @@ async fn authorization_code(state: &AppState, params: &Params, auth: ClientAuth)
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'))
     {
-        return Err(OAuthError::invalid_request("code_verifier is not a valid PKCE verifier"));
+        return Err(OAuthError::invalid_request(
+            "code_verifier is not a valid PKCE verifier",
+        ));
     }
     let challenge = s256(verifier);
     let code_hash = sha256_hex(code);
@@ -376,14 +417,20 @@ async fn authorization_code(state: &AppState, params: &Params, auth: ClientAuth)
                     if let Some(family) = &row.family_id {
                         db::revoke_family(&tx, family, at)?;
                     }
-                    return Ok(Err(OAuthError::invalid_grant("the authorization code was already used")));
+                    return Ok(Err(OAuthError::invalid_grant(
+                        "the authorization code was already used",
+                    )));
                 }
                 db::mark_code_used(&tx, &code_hash, at)?;
                 if row.expires_at <= at {
-                    return Ok(Err(OAuthError::invalid_grant("the authorization code has expired")));
+                    return Ok(Err(OAuthError::invalid_grant(
+                        "the authorization code has expired",
+                    )));
                 }
                 if row.client_id != client_id {
-                    return Ok(Err(OAuthError::invalid_grant("the code was issued to another client")));
+                    return Ok(Err(OAuthError::invalid_grant(
+                        "the code was issued to another client",
+                    )));
                 }
                 if row.redirect_uri != redirect_uri {
                     return Ok(Err(OAuthError::invalid_grant(
@@ -391,15 +438,30 @@ async fn authorization_code(state: &AppState, params: &Params, auth: ClientAuth)
                     )));
                 }
                 if row.code_challenge != challenge {
-                    return Ok(Err(OAuthError::invalid_grant("code_verifier does not match the code_challenge")));
+                    return Ok(Err(OAuthError::invalid_grant(
+                        "code_verifier does not match the code_challenge",
+                    )));
                 }
-                let Some(permissions) = user_access(&tx, &row.user_id, &row.organization_id, &row.client_id)?
+                let Some(permissions) =
+                    user_access(&tx, &row.user_id, &row.organization_id, &row.client_id)?
                 else {
-                    return Ok(Err(OAuthError::invalid_grant("the user can no longer use this organization")));
+                    return Ok(Err(OAuthError::invalid_grant(
+                        "the user can no longer use this organization",
+                    )));
                 };
                 let refresh_token = if has_offline_access(&row.scope) {
                     let family = random_token();
-                    let token = new_refresh(&tx, &family, &row.client_id, &row.user_id, &row.organization_id, &row.audience, &row.scope, at, refresh_ttl)?;
+                    let token = new_refresh(
+                        &tx,
+                        &family,
+                        &row.client_id,
+                        &row.user_id,
+                        &row.organization_id,
+                        &row.audience,
+                        &row.scope,
+                        at,
+                        refresh_ttl,
+                    )?;
                     db::set_code_family(&tx, &code_hash, &family)?;
                     Some(token)
                 } else {
@@ -424,7 +486,11 @@ async fn authorization_code(state: &AppState, params: &Params, auth: ClientAuth)
     issue_user_token(state, outcome)
 }
 
-async fn refresh_token(state: &AppState, params: &Params, auth: ClientAuth) -> Result<Issued, OAuthError> {
+async fn refresh_token(
+    state: &AppState,
+    params: &Params,
+    auth: ClientAuth,
+) -> Result<Issued, OAuthError> {
     let app = public_client(state, &auth).await?;
     let token_hash = sha256_hex(params.require("refresh_token")?);
     let refresh_ttl = duration_secs(state.config.refresh_token_ttl);
@@ -582,7 +648,11 @@ fn duration_secs(d: std::time::Duration) -> i64 {
 /// `POST /oauth/revoke` (RFC 7009): revokes a refresh token and its family.
 /// Answers 200 for any token, known or not (and for access tokens, which are
 /// self-contained JWTs and simply expire), so nothing is revealed.
-pub(super) async fn revoke(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+pub(super) async fn revoke(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     match revoke_inner(&state, &headers, &body).await {
         Ok(()) => {
             let mut response = StatusCode::OK.into_response();
@@ -593,7 +663,11 @@ pub(super) async fn revoke(State(state): State<AppState>, headers: HeaderMap, bo
     }
 }
 
-async fn revoke_inner(state: &AppState, headers: &HeaderMap, body: &[u8]) -> Result<(), OAuthError> {
+async fn revoke_inner(
+    state: &AppState,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<(), OAuthError> {
     let params = Params::parse(headers, body)?;
     let auth = ClientAuth::from(headers, &params)?;
     let token = params.require("token")?;
@@ -607,7 +681,9 @@ async fn revoke_inner(state: &AppState, headers: &HeaderMap, body: &[u8]) -> Res
         .call(move |conn| {
             let at = now();
             match db::refresh(conn, &token_hash)? {
-                Some(row) if row.client_id == client_id => Ok(db::revoke_family(conn, &row.family_id, at)?),
+                Some(row) if row.client_id == client_id => {
+                    Ok(db::revoke_family(conn, &row.family_id, at)?)
+                }
                 _ => Ok(0),
             }
         })

@@ -36,7 +36,8 @@ pub const BIRCH: &str = "Birch Family Practice";
 /// the tests read the redirect's `Location` instead of following it).
 pub const REDIRECT_URI: &str = "http://127.0.0.1:53682/callback";
 /// The machine token's `scope`, exactly as the contract's table.
-pub const MACHINE_SCOPE: &str = "read:patient write:patient read:prescription read:order write:order";
+pub const MACHINE_SCOPE: &str =
+    "read:patient write:patient read:prescription read:order write:order";
 
 /// An in-memory sandbox with the demo fixture on a free loopback port.
 pub async fn start_demo() -> Sandbox {
@@ -140,10 +141,10 @@ pub async fn user_tokens(
     let browser = browser();
     let page = flow.open(&browser).await;
     let mut after = page.sign_in(&browser, email, password).await;
-    if let Some(name) = organization_name {
-        if after.is_page() {
-            after = after.page().choose_organization(&browser, name).await;
-        }
+    if let Some(name) = organization_name
+        && after.is_page()
+    {
+        after = after.page().choose_organization(&browser, name).await;
     }
     let code = flow.code_from(&after);
     flow.exchange(sandbox, &code).await.unwrap()
@@ -295,8 +296,13 @@ impl Flow {
     /// The `code` of the final redirect, after checking it goes to the redirect
     /// URI and carries this flow's `state`.
     pub fn code_from(&self, reply: &Reply) -> String {
-        let location = reply.location().unwrap_or_else(|| panic!("expected a redirect, got {reply:?}"));
-        assert!(location.as_str().starts_with(REDIRECT_URI), "redirected to {location}");
+        let location = reply
+            .location()
+            .unwrap_or_else(|| panic!("expected a redirect, got {reply:?}"));
+        assert!(
+            location.as_str().starts_with(REDIRECT_URI),
+            "redirected to {location}"
+        );
         let query = query_map(&location);
         assert_eq!(query.get("state"), Some(&self.state), "state returned");
         query
@@ -311,7 +317,11 @@ impl Flow {
     }
 
     /// Exchanges `code` with any verifier.
-    pub async fn exchange_with_verifier(&self, code: &str, verifier: &str) -> Result<UserTokens, String> {
+    pub async fn exchange_with_verifier(
+        &self,
+        code: &str,
+        verifier: &str,
+    ) -> Result<UserTokens, String> {
         self.client
             .exchange_code(AuthorizationCode::new(code.to_owned()))
             .set_pkce_verifier(PkceCodeVerifier::new(verifier.to_owned()))
@@ -323,13 +333,22 @@ impl Flow {
 
     /// Signs in and returns the code (the user must be in one organization, or
     /// `organization_name` picks one).
-    pub async fn code_for(&self, email: &str, password: &str, organization_name: Option<&str>) -> String {
+    pub async fn code_for(
+        &self,
+        email: &str,
+        password: &str,
+        organization_name: Option<&str>,
+    ) -> String {
         let browser = browser();
-        let mut reply = self.open(&browser).await.sign_in(&browser, email, password).await;
-        if let Some(name) = organization_name {
-            if reply.is_page() {
-                reply = reply.page().choose_organization(&browser, name).await;
-            }
+        let mut reply = self
+            .open(&browser)
+            .await
+            .sign_in(&browser, email, password)
+            .await;
+        if let Some(name) = organization_name
+            && reply.is_page()
+        {
+            reply = reply.page().choose_organization(&browser, name).await;
         }
         self.code_from(&reply)
     }
@@ -339,7 +358,10 @@ fn into_user_tokens(response: oauth2::basic::BasicTokenResponse) -> UserTokens {
     UserTokens {
         access_token: response.access_token().secret().clone(),
         refresh_token: response.refresh_token().map(|t| t.secret().clone()),
-        expires_in: response.expires_in().map(|d| d.as_secs()).unwrap_or_default(),
+        expires_in: response
+            .expires_in()
+            .map(|d| d.as_secs())
+            .unwrap_or_default(),
         scope: response
             .scopes()
             .map(|s| s.iter().map(|s| s.to_string()).collect())
@@ -440,7 +462,12 @@ impl Page {
     /// Submits the form holding the button whose text is `button`, with the
     /// form's hidden inputs, `fields` (by input name) and the button's own
     /// name/value.
-    pub async fn submit(&self, browser: &reqwest::Client, button: &str, fields: &[(String, String)]) -> Reply {
+    pub async fn submit(
+        &self,
+        browser: &reqwest::Client,
+        button: &str,
+        fields: &[(String, String)],
+    ) -> Reply {
         let doc = Html::parse_document(&self.html);
         let forms = Selector::parse("form").unwrap();
         let buttons = Selector::parse("button").unwrap();
@@ -463,31 +490,54 @@ impl Page {
                 .collect();
             body.extend(fields.iter().cloned());
             if let Some(name) = pressed.value().attr("name") {
-                body.push((name.to_owned(), pressed.value().attr("value").unwrap_or_default().to_owned()));
+                body.push((
+                    name.to_owned(),
+                    pressed.value().attr("value").unwrap_or_default().to_owned(),
+                ));
             }
             let action = form.value().attr("action").unwrap_or_default();
             let target = self.url.join(action).unwrap();
-            let response = browser.post(target.clone()).form(&body).send().await.unwrap();
+            let response = browser
+                .post(target.clone())
+                .form(&body)
+                .send()
+                .await
+                .unwrap();
             return to_reply(target, response).await;
         }
-        panic!("no form with a button {button:?} on the page: {}", self.text());
+        panic!(
+            "no form with a button {button:?} on the page: {}",
+            self.text()
+        );
     }
 
     /// Fills **Email** and **Password** and presses **Sign in**.
     pub async fn sign_in(&self, browser: &reqwest::Client, email: &str, password: &str) -> Reply {
-        let email_field = self.input_labelled("Email").expect("a field labelled Email");
-        let password_field = self.input_labelled("Password").expect("a field labelled Password");
+        let email_field = self
+            .input_labelled("Email")
+            .expect("a field labelled Email");
+        let password_field = self
+            .input_labelled("Password")
+            .expect("a field labelled Password");
         self.submit(
             browser,
             "Sign in",
-            &[(email_field, email.to_owned()), (password_field, password.to_owned())],
+            &[
+                (email_field, email.to_owned()),
+                (password_field, password.to_owned()),
+            ],
         )
         .await
     }
 
     /// On **Choose an organization**, presses the button named `name`.
     pub async fn choose_organization(&self, browser: &reqwest::Client, name: &str) -> Reply {
-        assert_eq!(self.heading(), "Choose an organization", "page: {}", self.text());
+        assert_eq!(
+            self.heading(),
+            "Choose an organization",
+            "page: {}",
+            self.text()
+        );
         self.submit(browser, name, &[]).await
     }
 }
