@@ -535,17 +535,31 @@ fn top_level_error(status: u16, error: &RawError) -> ClientError {
             message,
             field: text("field"),
         },
-        "FORBIDDEN" | "UNAUTHORIZED" | "PRESCRIPTION_SIGNING_UNAUTHORIZED" => ClientError::Refused {
-            code,
-            message,
-            required_permission: text("requiredPermission"),
-        },
-        _ if (400..500).contains(&status) => ClientError::Protocol {
-            message: format!("HTTP {status}: {message}"),
-        },
-        _ => ClientError::Server {
+        _ if code.ends_with("UNAUTHORIZED")
+            || code == "FORBIDDEN"
+            || error.extensions.contains_key("requiredPermission") =>
+        {
+            ClientError::Refused {
+                code,
+                message,
+                required_permission: text("requiredPermission"),
+            }
+        }
+        "INTERNAL_SERVER_ERROR" => ClientError::Server {
             status: Some(status),
             message,
+        },
+        _ if status >= 500 => ClientError::Server {
+            status: Some(status),
+            message,
+        },
+        // Our document was refused (GRAPHQL_VALIDATION_FAILED, BAD_REQUEST, a
+        // complexity limit without a code, …): repeating it will not help.
+        _ => ClientError::Protocol {
+            message: format!(
+                "HTTP {status}{}: {message}",
+                if code.is_empty() { String::new() } else { format!(" {code}") }
+            ),
         },
     }
 }
@@ -720,6 +734,27 @@ mod tests {
         let e = outcome::<Prescription>(member).unwrap_err();
 
         assert!(matches!(e, ClientError::NotFound { .. }));
+    }
+
+    #[test]
+    fn a_query_refusal_is_refused_with_its_permission() {
+        let body = json!({"data":null,"errors":[{"message":"not allowed to read patients","extensions":{"code":"PATIENT_READ_UNAUTHORIZED","requiredPermission":"read:patient"}}]});
+
+        let e = decode_response::<Value>(200, body.to_string().as_bytes()).unwrap_err();
+
+        assert!(
+            matches!(&e, ClientError::Refused { required_permission: Some(p), .. } if p == "read:patient"),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn a_document_the_server_rejects_is_a_protocol_error() {
+        let body = json!({"errors":[{"message":"Query is too complex."}]});
+
+        let e = decode_response::<Value>(200, body.to_string().as_bytes()).unwrap_err();
+
+        assert!(matches!(e, ClientError::Protocol { .. }), "{e:?}");
     }
 
     #[test]

@@ -255,6 +255,7 @@ impl Page {
 pub struct Proxy {
     pub url: Url,
     counts: Arc<Mutex<HashMap<String, usize>>>,
+    last: Arc<Mutex<HashMap<String, (String, Vec<u8>)>>>,
     fail_graphql: Arc<AtomicUsize>,
     corrupt_tokens: Arc<AtomicUsize>,
 }
@@ -264,6 +265,7 @@ struct ProxyState {
     upstream: Url,
     http: reqwest::Client,
     counts: Arc<Mutex<HashMap<String, usize>>>,
+    last: Arc<Mutex<HashMap<String, (String, Vec<u8>)>>>,
     fail_graphql: Arc<AtomicUsize>,
     corrupt_tokens: Arc<AtomicUsize>,
 }
@@ -271,6 +273,7 @@ struct ProxyState {
 impl Proxy {
     pub async fn start(upstream: &Url) -> Self {
         let counts = Arc::new(Mutex::new(HashMap::new()));
+        let last = Arc::new(Mutex::new(HashMap::new()));
         let fail_graphql = Arc::new(AtomicUsize::new(0));
         let corrupt_tokens = Arc::new(AtomicUsize::new(0));
         let state = ProxyState {
@@ -280,6 +283,7 @@ impl Proxy {
                 .build()
                 .unwrap(),
             counts: counts.clone(),
+            last: last.clone(),
             fail_graphql: fail_graphql.clone(),
             corrupt_tokens: corrupt_tokens.clone(),
         };
@@ -290,6 +294,7 @@ impl Proxy {
         Self {
             url: Url::parse(&format!("http://{addr}")).unwrap(),
             counts,
+            last,
             fail_graphql,
             corrupt_tokens,
         }
@@ -298,6 +303,11 @@ impl Proxy {
     /// Requests seen on `path` (`/oauth/token`, `/graphql`, …).
     pub fn count(&self, path: &str) -> usize {
         self.counts.lock().unwrap().get(path).copied().unwrap_or(0)
+    }
+
+    /// The content type and body of the last request on `path`.
+    pub fn last_request(&self, path: &str) -> (String, Vec<u8>) {
+        self.last.lock().unwrap().get(path).cloned().unwrap_or_default()
     }
 
     /// Answer the next `n` GraphQL requests with 503 without forwarding them.
@@ -338,6 +348,15 @@ async fn forward(
     let method = request.method().clone();
     let headers = request.headers().clone();
     let body = axum::body::to_bytes(request.into_body(), 1 << 20).await.unwrap();
+    let content_type = headers
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    state
+        .last
+        .lock()
+        .unwrap()
+        .insert(path.clone(), (content_type, body.to_vec()));
     let mut upstream = state.http.request(method, url).body(body);
     for (name, value) in &headers {
         if !matches!(name.as_str(), "host" | "content-length" | "connection" | "transfer-encoding") {

@@ -1,0 +1,142 @@
+//! Machine tokens against a sandbox behind a counting proxy: the contract's JSON
+//! body, one token request however many callers, renewal shortly before expiry,
+//! one forced renewal after the API rejects a token; and the public-client rule.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::time::Duration;
+
+use rxdesk_client::{ClientError, Environment, EnvironmentError, types::ActorKind};
+use rxdesk_sandbox::Config;
+use support::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_token_request_is_the_contracts_json_body() {
+    let sandbox = sandbox().await;
+    let proxy = Proxy::start(sandbox.url()).await;
+    let api = proxy.client().machine_api(maple_backend());
+
+    let me = api.me().await.unwrap();
+
+    assert_eq!(me.kind, ActorKind::Machine);
+    assert_eq!(me.organization.id, "org_maple");
+    let (content_type, body) = proxy.last_request("/oauth/token");
+    assert_eq!(content_type, "application/json");
+    let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(
+        body,
+        serde_json::json!({
+            "client_id": "maple-backend",
+            "client_secret": "maple-backend-secret",
+            "audience": "rxdesk-sandbox",
+            "grant_type": "client_credentials",
+        })
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_concurrent_calls_cause_one_token_request() {
+    let sandbox = sandbox().await;
+    let proxy = Proxy::start(sandbox.url()).await;
+    let api = proxy.client().machine_api(maple_backend());
+
+    let mut calls = tokio::task::JoinSet::new();
+    for _ in 0..200 {
+        let api = api.clone();
+        calls.spawn(async move { api.ping().await });
+    }
+    let answers = calls.join_all().await;
+
+    assert!(answers.iter().all(Result::is_ok), "{answers:?}");
+    assert_eq!(proxy.count("/oauth/token"), 1);
+    assert_eq!(proxy.count("/graphql"), 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_two_second_token_is_renewed_once() {
+    let sandbox = sandbox_with(Config {
+        machine_token_ttl: Duration::from_secs(2),
+        ..Config::in_memory()
+    })
+    .await;
+    let proxy = Proxy::start(sandbox.url()).await;
+    let api = proxy.client().machine_api(maple_backend());
+    api.ping().await.unwrap();
+    api.ping().await.unwrap();
+
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    api.ping().await.unwrap();
+    api.ping().await.unwrap();
+
+    assert_eq!(proxy.count("/oauth/token"), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rejected_token_is_renewed_once_and_the_call_retried() {
+    let sandbox = sandbox().await;
+    let proxy = Proxy::start(sandbox.url()).await;
+    proxy.corrupt_next_tokens(1);
+    let api = proxy.client().machine_api(maple_backend());
+
+    let pong = api.ping().await;
+
+    assert!(pong.is_ok(), "{pong:?}");
+    assert_eq!(proxy.count("/oauth/token"), 2);
+    assert_eq!(proxy.count("/graphql"), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_rejected_after_renewal_is_signed_out_without_looping() {
+    let sandbox = sandbox().await;
+    let proxy = Proxy::start(sandbox.url()).await;
+    proxy.corrupt_next_tokens(2);
+    let api = proxy.client().machine_api(maple_backend());
+
+    let pong = api.ping().await.unwrap_err();
+
+    assert!(
+        matches!(&pong, ClientError::SignedOut { code, .. } if code == "INVALID_AUTHORIZATION_HEADER"),
+        "{pong:?}"
+    );
+    assert_eq!(proxy.count("/oauth/token"), 2);
+    assert_eq!(proxy.count("/graphql"), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrong_backend_secret_is_signed_out() {
+    let sandbox = sandbox().await;
+    let client = client_for(sandbox.url());
+    let api = client.machine_api(rxdesk_client::BackendCredentials::new(
+        "maple-backend",
+        "not-the-secret",
+    ));
+
+    let e = api.ping().await.unwrap_err();
+
+    assert!(
+        matches!(&e, ClientError::SignedOut { code, .. } if code == "invalid_client"),
+        "{e:?}"
+    );
+    assert!(!e.to_string().contains("not-the-secret"));
+}
+
+#[test]
+fn a_secret_bearing_desktop_environment_is_refused() {
+    let toml = r#"
+        auth_url = "http://127.0.0.1:8080"
+        api_url = "http://127.0.0.1:8080"
+        audience = "rxdesk-sandbox"
+        client_id = "rxdesk-desktop"
+        client_secret = "maple-backend-secret"
+    "#;
+
+    let refused = Environment::from_toml_str(toml).unwrap_err();
+
+    assert!(matches!(refused, EnvironmentError::SecretInPublicClient));
+    assert!(
+        refused
+            .to_string()
+            .contains("a public client must never hold a secret")
+    );
+}
