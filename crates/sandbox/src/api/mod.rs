@@ -94,8 +94,8 @@ async fn graphql(
         }
     };
     let request: async_graphql::Request = match serde_json::from_slice(&body) {
-        Ok(request) => request,
-        Err(_) => {
+        Ok(request) if !is_blank(&request) => request,
+        _ => {
             return request_error(
                 StatusCode::BAD_REQUEST,
                 codes::BAD_REQUEST,
@@ -109,6 +109,10 @@ async fn graphql(
         label_error(error);
     }
     async_graphql_axum::GraphQLResponse::from(response).into_response()
+}
+
+fn is_blank(request: &async_graphql::Request) -> bool {
+    request.query.trim().is_empty()
 }
 
 /// Gives every error a `code`: parse, validation and limit errors come from
