@@ -307,6 +307,13 @@ impl AppCore {
         }
     }
 
+    async fn ensure_restored(&self, inner: &mut Inner) {
+        if !inner.restored {
+            inner.restored = true;
+            self.restore(inner).await;
+        }
+    }
+
     /// Loads the active environment's stored session; renews it if it has
     /// expired and can be; drops it otherwise.
     async fn restore(&self, inner: &mut Inner) {
@@ -359,6 +366,7 @@ impl AppCore {
     /// The client and a fresh-enough session of the active environment.
     async fn signed_in(&self) -> Result<(Client, Session, String), CommandError> {
         let mut inner = self.inner.lock().await;
+        self.ensure_restored(&mut inner).await;
         let id = inner.active.clone();
         let client = self.client_for(&mut inner, &id).await?;
         let Some(session) = inner.session.clone() else {

@@ -29,16 +29,15 @@ pub enum StartError {
     Tauri(#[from] tauri::Error),
 }
 
-/// Adds the commands and, at setup, builds the core from `make_config`.
-pub fn with_core<R: Runtime, F>(builder: tauri::Builder<R>, make_config: F) -> tauri::Builder<R>
-where
-    F: FnOnce(&tauri::AppHandle<R>) -> Result<CoreConfig, StartError> + Send + 'static,
-{
-    commands::register(builder).setup(move |app| {
-        let config = make_config(app.handle())?;
-        app.manage(Arc::new(AppCore::new(config)));
-        Ok(())
-    })
+/// The app's commands on `builder`; the core is added once the app is built
+/// ([`install_core`]).
+pub fn builder<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
+    commands::register(builder)
+}
+
+/// Makes the core available to the commands.
+pub fn install_core<R: Runtime>(app: &tauri::App<R>, config: CoreConfig) {
+    app.manage(Arc::new(AppCore::new(config)));
 }
 
 /// The production configuration: the OS keyring (or memory), the sandbox's
@@ -71,13 +70,13 @@ struct LogGuard(#[allow(dead_code)] Option<tracing_appender::non_blocking::Worke
 
 /// Runs the app.
 pub fn run() -> Result<(), StartError> {
-    let builder = with_core(tauri::Builder::default(), |handle| {
-        if let Ok(dir) = handle.path().app_log_dir() {
-            handle.manage(LogGuard(logging::init(&dir)));
-        }
-        tracing::info!(version = env!("CARGO_PKG_VERSION"), "Rx Desk starting");
-        platform_config(handle)
-    });
-    builder.run(tauri::generate_context!())?;
+    let app = builder(tauri::Builder::default()).build(tauri::generate_context!())?;
+    if let Ok(dir) = app.path().app_log_dir() {
+        app.manage(LogGuard(logging::init(&dir)));
+    }
+    tracing::info!(version = env!("CARGO_PKG_VERSION"), "Rx Desk starting");
+    let config = platform_config(app.handle())?;
+    install_core(&app, config);
+    app.run(|_, _| {});
     Ok(())
 }

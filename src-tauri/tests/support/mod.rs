@@ -1,0 +1,294 @@
+//! Test plumbing for the command-level tests: the app built on Tauri's mock
+//! runtime around an [`AppCore`] whose environment is an in-process sandbox
+//! (named through the `RXDESK_*` variables path), keyring-core's mock store, a
+//! test browser that fills the sandbox's sign-in page like a person, IPC calls
+//! through a mock webview, and the events the UI would receive.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rxdesk_client::UrlOpener;
+use rxdesk_lib::core::CoreConfig;
+use rxdesk_lib::environments;
+use rxdesk_lib::ipc::{CommandError, EVENT_SESSION, EVENT_SIGN_IN, SessionEvent, SignInEvent};
+use rxdesk_lib::sandbox::LocalSandbox;
+use rxdesk_lib::session_store::SessionStore;
+use rxdesk_sandbox::{Config, Sandbox};
+use scraper::{Html, Selector};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use tauri::test::{INVOKE_KEY, MockRuntime, mock_builder, mock_context, noop_assets};
+use tauri::webview::InvokeRequest;
+use tauri::{Listener, WebviewWindow, WebviewWindowBuilder};
+use url::Url;
+
+pub const PASSWORD: &str = "rxdesk-demo";
+pub const ADA: &str = "ada@maple.example";
+pub const MO: &str = "mo@maple.example";
+pub const MAPLE: &str = "Maple Street Clinic";
+pub const ENV_ID: &str = environments::VARIABLES_ID;
+
+/// One sandbox for a test (in memory), kept running across app "restarts".
+pub fn sandbox() -> Sandbox {
+    tauri::async_runtime::block_on(Sandbox::start(Config::in_memory())).unwrap()
+}
+
+/// A keyring that survives app restarts within a test.
+pub fn mock_keyring() -> SessionStore {
+    SessionStore::probe(keyring_core::mock::Store::new().unwrap())
+}
+
+/// What the test browser does with the sign-in page.
+#[derive(Debug, Clone)]
+pub enum Act {
+    /// Sign in as this email, choosing Maple Street Clinic if asked.
+    SignIn(String),
+    /// Press Cancel on the sign-in page.
+    Cancel,
+    /// Open nothing (a person who never comes back).
+    Nothing,
+}
+
+/// A [`UrlOpener`] that behaves like a person in a browser.
+#[derive(Debug, Clone)]
+pub struct TestBrowser(pub Arc<Mutex<Act>>);
+
+impl TestBrowser {
+    pub fn set(&self, act: Act) {
+        *self.0.lock().unwrap() = act;
+    }
+}
+
+impl UrlOpener for TestBrowser {
+    fn open(&self, url: &Url) -> std::io::Result<()> {
+        let act = self.0.lock().unwrap().clone();
+        if !matches!(act, Act::Nothing) {
+            tauri::async_runtime::spawn(browse(act, url.clone()));
+        }
+        Ok(())
+    }
+}
+
+async fn browse(act: Act, url: Url) {
+    let http = reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let mut page = (
+        url.clone(),
+        http.get(url).send().await.unwrap().text().await.unwrap(),
+    );
+    let mut target = loop {
+        let (button, fill): (String, Vec<(&str, String)>) = match (&act, heading(&page.1).as_str())
+        {
+            (Act::Cancel, _) => ("Cancel".into(), vec![]),
+            (Act::SignIn(email), "Sign in") => (
+                "Sign in".into(),
+                vec![("email", email.clone()), ("password", PASSWORD.to_owned())],
+            ),
+            (Act::SignIn(_), "Choose an organization") => (MAPLE.into(), vec![]),
+            (_, other) => panic!("unexpected page {other:?}: {}", page.1),
+        };
+        let (action, fields) = form_for(&page, &button, &fill);
+        let response = http
+            .post(action.clone())
+            .form(&fields)
+            .send()
+            .await
+            .unwrap();
+        if response.status().is_redirection() {
+            let location = response.headers()["location"].to_str().unwrap().to_owned();
+            break action.join(&location).unwrap();
+        }
+        page = (action, response.text().await.unwrap());
+    };
+    // Follow redirects until the app's loopback listener answers.
+    loop {
+        let response = http.get(target.clone()).send().await.unwrap();
+        if !response.status().is_redirection() {
+            break;
+        }
+        let location = response.headers()["location"].to_str().unwrap().to_owned();
+        target = target.join(&location).unwrap();
+    }
+}
+
+fn heading(html: &str) -> String {
+    let doc = Html::parse_document(html);
+    let h1 = Selector::parse("h1").unwrap();
+    doc.select(&h1)
+        .next()
+        .map(|e| e.text().collect::<String>().trim().to_owned())
+        .unwrap_or_default()
+}
+
+/// The action and fields a browser posts when `button` (by its text) is pressed,
+/// with inputs named in `fill` set.
+fn form_for(
+    page: &(Url, String),
+    button: &str,
+    fill: &[(&str, String)],
+) -> (Url, Vec<(String, String)>) {
+    let doc = Html::parse_document(&page.1);
+    let forms = Selector::parse("form").unwrap();
+    let buttons = Selector::parse("button").unwrap();
+    let inputs = Selector::parse("input[name]").unwrap();
+    let text = |e: &scraper::ElementRef<'_>| e.text().collect::<String>().trim().to_owned();
+    let (form, pressed) = doc
+        .select(&forms)
+        .find_map(|f| {
+            f.select(&buttons)
+                .find(|b| text(b) == button)
+                .map(|b| (f, b))
+        })
+        .unwrap_or_else(|| panic!("no button {button:?}"));
+    let mut fields: Vec<(String, String)> = form
+        .select(&inputs)
+        .map(|i| {
+            let name = i.value().attr("name").unwrap_or_default().to_owned();
+            let value = fill
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_else(|| i.value().attr("value").unwrap_or_default().to_owned());
+            (name, value)
+        })
+        .collect();
+    if let Some(name) = pressed.value().attr("name") {
+        fields.push((
+            name.to_owned(),
+            pressed.value().attr("value").unwrap_or_default().to_owned(),
+        ));
+    }
+    let action = page
+        .0
+        .join(form.value().attr("action").unwrap_or_default())
+        .unwrap();
+    (action, fields)
+}
+
+/// The app on the mock runtime, with its window and the events it sent.
+pub struct TestApp {
+    pub app: tauri::App<MockRuntime>,
+    pub window: WebviewWindow<MockRuntime>,
+    pub sign_in_events: mpsc::Receiver<SignInEvent>,
+    pub session_events: mpsc::Receiver<SessionEvent>,
+    pub browser: TestBrowser,
+    _config_dir: tempfile::TempDir,
+}
+
+pub struct Options {
+    pub sandbox_url: Url,
+    pub store: SessionStore,
+    pub sign_in_timeout: Duration,
+}
+
+impl Options {
+    pub fn new(sandbox: &Sandbox, store: &SessionStore) -> Self {
+        Self {
+            sandbox_url: sandbox.url().clone(),
+            store: store.clone(),
+            sign_in_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+impl TestApp {
+    pub fn start(options: Options) -> Self {
+        let config_dir = tempfile::tempdir().unwrap();
+        let dir = config_dir.path().to_owned();
+        let browser = TestBrowser(Arc::new(Mutex::new(Act::Nothing)));
+        let opener = browser.clone();
+        let url = options.sandbox_url.to_string();
+        let variables = environments::from_variables(|name| match name {
+            "RXDESK_AUTH_URL" | "RXDESK_API_URL" => Some(url.clone()),
+            "RXDESK_AUDIENCE" => Some("rxdesk-sandbox".to_owned()),
+            "RXDESK_CLIENT_ID" => Some("rxdesk-desktop".to_owned()),
+            _ => None,
+        });
+        let store = options.store;
+        let timeout = options.sign_in_timeout;
+        let app = rxdesk_lib::builder(mock_builder())
+            .build(mock_context(noop_assets()))
+            .unwrap();
+        let notifier = rxdesk_lib::commands::TauriNotifier(app.handle().clone());
+        rxdesk_lib::install_core(
+            &app,
+            CoreConfig {
+                config_dir: dir,
+                sandbox: LocalSandbox::in_memory(),
+                store,
+                opener: Arc::new(opener),
+                sign_in_timeout: timeout,
+                variables,
+                notifier: Arc::new(notifier),
+            },
+        );
+        let window = WebviewWindowBuilder::new(&app, "main", Default::default())
+            .build()
+            .unwrap();
+        let (sign_in_tx, sign_in_events) = mpsc::channel();
+        app.listen_any(EVENT_SIGN_IN, move |e| {
+            let _ = sign_in_tx.send(serde_json::from_str(e.payload()).unwrap());
+        });
+        let (session_tx, session_events) = mpsc::channel();
+        app.listen_any(EVENT_SESSION, move |e| {
+            let _ = session_tx.send(serde_json::from_str(e.payload()).unwrap());
+        });
+        Self {
+            app,
+            window,
+            sign_in_events,
+            session_events,
+            browser,
+            _config_dir: config_dir,
+        }
+    }
+
+    /// Invokes `cmd` as the UI does; the error is the UI's `CommandError`.
+    pub fn call<T: DeserializeOwned>(&self, cmd: &str, args: Value) -> Result<T, CommandError> {
+        let request = InvokeRequest {
+            cmd: cmd.into(),
+            callback: tauri::ipc::CallbackFn(0),
+            error: tauri::ipc::CallbackFn(1),
+            url: "tauri://localhost".parse().unwrap(),
+            body: tauri::ipc::InvokeBody::Json(args),
+            headers: Default::default(),
+            invoke_key: INVOKE_KEY.to_string(),
+        };
+        match tauri::test::get_ipc_response(&self.window, request) {
+            Ok(body) => Ok(body.deserialize().unwrap()),
+            Err(value) => Err(serde_json::from_value(value.clone())
+                .unwrap_or_else(|e| panic!("{cmd}: not a CommandError ({e}): {value}"))),
+        }
+    }
+
+    pub fn ok<T: DeserializeOwned>(&self, cmd: &str, args: Value) -> T {
+        self.call(cmd, args)
+            .unwrap_or_else(|e| panic!("{cmd} failed: {e:?}"))
+    }
+
+    /// The next sign-in event (waits up to 30 s).
+    pub fn next_sign_in_event(&self) -> SignInEvent {
+        self.sign_in_events
+            .recv_timeout(Duration::from_secs(30))
+            .expect("no sign-in event")
+    }
+
+    /// Signs in through the test browser as `email`; returns once signed in.
+    pub fn sign_in_as(&self, email: &str) {
+        self.browser.set(Act::SignIn(email.to_owned()));
+        let () = self.ok("sign_in", json!({}));
+        assert!(matches!(
+            self.next_sign_in_event(),
+            SignInEvent::Waiting { .. }
+        ));
+        match self.next_sign_in_event() {
+            SignInEvent::SignedIn { .. } => {}
+            other => panic!("sign-in failed: {other:?}"),
+        }
+    }
+}
