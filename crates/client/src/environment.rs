@@ -38,11 +38,17 @@ pub enum EnvironmentError {
     #[error("{setting} is missing")]
     Missing { setting: &'static str },
     #[error("{setting} is not a valid URL: {reason}")]
-    InvalidUrl { setting: &'static str, reason: String },
+    InvalidUrl {
+        setting: &'static str,
+        reason: String,
+    },
     #[error("{setting} must use https (plain http is allowed only for loopback hosts): {url}")]
     InsecureUrl { setting: &'static str, url: String },
     #[error("{setting} is not a valid port number: {value}")]
-    InvalidPort { setting: &'static str, value: String },
+    InvalidPort {
+        setting: &'static str,
+        value: String,
+    },
     #[error("cannot read {path}: {reason}")]
     Read { path: String, reason: String },
     #[error("{path} is not a valid environment file: {reason}")]
@@ -94,7 +100,12 @@ impl Environment {
     /// The local sandbox at `url` with its defaults: audience `rxdesk-sandbox`,
     /// Application `rxdesk-desktop`.
     pub fn sandbox(url: &Url) -> Result<Self, EnvironmentError> {
-        Self::new(url.as_str(), url.as_str(), "rxdesk-sandbox", "rxdesk-desktop")
+        Self::new(
+            url.as_str(),
+            url.as_str(),
+            "rxdesk-sandbox",
+            "rxdesk-desktop",
+        )
     }
 
     /// The same environment with the sign-in listener on a fixed port.
@@ -167,11 +178,12 @@ impl Environment {
         var: impl Fn(&str) -> Option<String>,
     ) -> Result<(Self, BackendCredentials), EnvironmentError> {
         let environment = Self::read_vars(&var)?;
-        let secret = var(VAR_CLIENT_SECRET)
-            .filter(|s| !s.is_empty())
-            .ok_or(EnvironmentError::Missing {
-                setting: VAR_CLIENT_SECRET,
-            })?;
+        let secret =
+            var(VAR_CLIENT_SECRET)
+                .filter(|s| !s.is_empty())
+                .ok_or(EnvironmentError::Missing {
+                    setting: VAR_CLIENT_SECRET,
+                })?;
         let credentials = BackendCredentials::new(environment.client_id.clone(), secret);
         Ok((environment, credentials))
     }
@@ -184,12 +196,16 @@ impl Environment {
         };
         let port = match var(VAR_CALLBACK_PORT).filter(|v| !v.is_empty()) {
             None => None,
-            Some(value) => Some(value.parse::<u16>().map_err(|_| {
-                EnvironmentError::InvalidPort {
-                    setting: VAR_CALLBACK_PORT,
-                    value,
-                }
-            })?),
+            Some(value) => {
+                Some(
+                    value
+                        .parse::<u16>()
+                        .map_err(|_| EnvironmentError::InvalidPort {
+                            setting: VAR_CALLBACK_PORT,
+                            value,
+                        })?,
+                )
+            }
         };
         let env = Self::new(
             &get(VAR_AUTH_URL)?,
@@ -410,14 +426,23 @@ mod tests {
         let env = Environment::from_toml_file(&path).unwrap();
 
         assert_eq!(env.callback_port(), Some(53682));
-        assert_eq!(env.graphql_endpoint().as_str(), "http://localhost:8080/graphql");
+        assert_eq!(
+            env.graphql_endpoint().as_str(),
+            "http://localhost:8080/graphql"
+        );
     }
 
     #[test]
     fn requires_https_except_on_loopback() {
-        let err = Environment::new("http://auth.example", "https://api.example", "a", "c")
-            .unwrap_err();
-        assert!(matches!(err, EnvironmentError::InsecureUrl { setting: "auth_url", .. }));
+        let err =
+            Environment::new("http://auth.example", "https://api.example", "a", "c").unwrap_err();
+        assert!(matches!(
+            err,
+            EnvironmentError::InsecureUrl {
+                setting: "auth_url",
+                ..
+            }
+        ));
 
         assert!(Environment::new("http://127.0.0.1:1", "http://[::1]:2", "a", "c").is_ok());
         assert!(Environment::new("http://localhost", "https://api.example", "a", "c").is_ok());
@@ -447,7 +472,13 @@ mod tests {
         let env =
             Environment::new("https://h.example/auth/", "https://h.example/net", "a", "c").unwrap();
 
-        assert_eq!(env.token_endpoint().as_str(), "https://h.example/auth/oauth/token");
-        assert_eq!(env.graphql_endpoint().as_str(), "https://h.example/net/graphql");
+        assert_eq!(
+            env.token_endpoint().as_str(),
+            "https://h.example/auth/oauth/token"
+        );
+        assert_eq!(
+            env.graphql_endpoint().as_str(),
+            "https://h.example/net/graphql"
+        );
     }
 }

@@ -276,9 +276,7 @@ where
                 },
             }
         }
-        RequestTokenError::Request(e) => ClientError::Network {
-            message: chain(&e),
-        },
+        RequestTokenError::Request(e) => ClientError::Network { message: chain(&e) },
         RequestTokenError::Parse(e, _) => ClientError::Protocol {
             message: format!("token endpoint answer: {e}"),
         },

@@ -108,7 +108,9 @@ struct Checked {
 
 /// Runs the sync over `csv` with `api` (a machine token's, typically).
 pub async fn sync_csv(api: &Api, csv: impl Read) -> Result<SyncReport, SyncError> {
-    let mut reader = csv::ReaderBuilder::new().trim(csv::Trim::All).from_reader(csv);
+    let mut reader = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .from_reader(csv);
     let headers = reader
         .headers()
         .map_err(|e| SyncError::Csv(e.to_string()))?
@@ -219,19 +221,19 @@ async fn sync_row(
         None => {
             let p = api
                 .create_prescription(&NewPrescription {
-                external_id: Some(rx_external_id.clone()),
-                patient_id: patient.id.clone(),
-                treatment_id: medication.id.clone(),
-                dispense_as_written: None,
-                dispense_quantity: row.quantity,
-                dispense_unit: row.unit.clone(),
-                fills_allowed: 1,
-                days_supply: row.days_supply,
-                instructions: row.instructions.clone(),
-                notes: None,
-                effective_date: None,
-            })
-            .await?;
+                    external_id: Some(rx_external_id.clone()),
+                    patient_id: patient.id.clone(),
+                    treatment_id: medication.id.clone(),
+                    dispense_as_written: None,
+                    dispense_quantity: row.quantity,
+                    dispense_unit: row.unit.clone(),
+                    fills_allowed: 1,
+                    days_supply: row.days_supply,
+                    instructions: row.instructions.clone(),
+                    notes: None,
+                    effective_date: None,
+                })
+                .await?;
             created = true;
             report.prescriptions_created += 1;
             p
@@ -243,13 +245,13 @@ async fn sync_row(
         None => {
             let o = api
                 .create_order(&NewOrder {
-                external_id: Some(order_external_id),
-                patient_id: patient.id.clone(),
-                prescription_ids: vec![prescription.id.clone()],
-                pharmacy_id: None,
-                address: None,
-            })
-            .await?;
+                    external_id: Some(order_external_id),
+                    patient_id: patient.id.clone(),
+                    prescription_ids: vec![prescription.id.clone()],
+                    pharmacy_id: None,
+                    address: None,
+                })
+                .await?;
             created = true;
             report.orders_created += 1;
             o
@@ -309,7 +311,10 @@ async fn existing_order(
 /// `name strength form` (case-insensitive), or an id. A bare name shared by
 /// several strengths is ambiguous. Searches by ever shorter word prefixes, since
 /// the catalog search matches names only.
-async fn find_medication(api: &Api, wanted: &str) -> Result<Result<Medication, String>, ClientError> {
+async fn find_medication(
+    api: &Api,
+    wanted: &str,
+) -> Result<Result<Medication, String>, ClientError> {
     let wanted_lc = wanted.to_lowercase();
     let words: Vec<&str> = wanted.split_whitespace().collect();
     for n in (1..=words.len()).rev() {
@@ -375,12 +380,10 @@ fn check(row: Row) -> Result<Checked, (&'static str, String)> {
         .filter(|q: &f64| q.is_finite() && *q > 0.0)
         .ok_or(("quantity", "must be a number above zero".to_owned()))?;
     required("unit", &row.unit)?;
-    let days_supply: i64 = row
-        .days_supply
-        .parse()
-        .ok()
-        .filter(|d| *d > 0)
-        .ok_or(("days_supply", "must be a whole number of days above zero".to_owned()))?;
+    let days_supply: i64 = row.days_supply.parse().ok().filter(|d| *d > 0).ok_or((
+        "days_supply",
+        "must be a whole number of days above zero".to_owned(),
+    ))?;
     required("instructions", &row.instructions)?;
     let optional = |v: String| if v.is_empty() { None } else { Some(v) };
     Ok(Checked {

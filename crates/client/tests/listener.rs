@@ -55,11 +55,8 @@ async fn visit(redirect_uri: &url::Url, path_and_query: &str) -> (u16, String) {
 async fn authorize_url_carries_pkce_state_audience_and_scope() {
     let pending = pending(&offline_client(), Duration::from_secs(5)).await;
 
-    let query: std::collections::HashMap<String, String> = pending
-        .authorize_url()
-        .query_pairs()
-        .into_owned()
-        .collect();
+    let query: std::collections::HashMap<String, String> =
+        pending.authorize_url().query_pairs().into_owned().collect();
 
     assert_eq!(query["response_type"], "code");
     assert_eq!(query["client_id"], "rxdesk-desktop");
@@ -122,9 +119,16 @@ async fn stray_paths_get_404_and_the_wait_goes_on() {
 
     assert_eq!((favicon, root), (404, 404));
     assert!(!waiting.is_finished());
-    visit(&redirect, &format!("/callback?error=access_denied&state={state}")).await;
+    visit(
+        &redirect,
+        &format!("/callback?error=access_denied&state={state}"),
+    )
+    .await;
     let outcome = waiting.await.unwrap();
-    assert!(matches!(outcome, Err(SignInError::Denied { .. })), "{outcome:?}");
+    assert!(
+        matches!(outcome, Err(SignInError::Denied { .. })),
+        "{outcome:?}"
+    );
 }
 
 #[tokio::test]
@@ -138,10 +142,20 @@ async fn a_wrong_state_gets_an_error_page_and_is_ignored() {
 
     assert_eq!((status, missing), (400, 400));
     assert!(page.contains("ignored"), "{page}");
-    assert!(!waiting.is_finished(), "a wrong state must not end the wait");
-    visit(&redirect, &format!("/callback?error=access_denied&state={state}")).await;
+    assert!(
+        !waiting.is_finished(),
+        "a wrong state must not end the wait"
+    );
+    visit(
+        &redirect,
+        &format!("/callback?error=access_denied&state={state}"),
+    )
+    .await;
     let outcome = waiting.await.unwrap();
-    assert!(matches!(outcome, Err(SignInError::Denied { .. })), "{outcome:?}");
+    assert!(
+        matches!(outcome, Err(SignInError::Denied { .. })),
+        "{outcome:?}"
+    );
 }
 
 #[tokio::test]
@@ -152,7 +166,9 @@ async fn access_denied_is_reported_with_the_description() {
 
     let (status, page) = visit(
         &redirect,
-        &format!("/callback?error=access_denied&error_description=The+user+cancelled&state={state}"),
+        &format!(
+            "/callback?error=access_denied&error_description=The+user+cancelled&state={state}"
+        ),
     )
     .await;
 
@@ -178,7 +194,11 @@ async fn the_cancel_button_on_the_sign_in_page_is_access_denied() {
     };
     assert!(description.is_some());
     let landing = landing.await.unwrap();
-    assert!(landing.text().contains("cancelled or denied"), "{}", landing.html);
+    assert!(
+        landing.text().contains("cancelled or denied"),
+        "{}",
+        landing.html
+    );
 }
 
 #[tokio::test]
@@ -221,7 +241,10 @@ async fn cancel_ends_the_wait() {
     cancel.cancel();
 
     let outcome = waiting.await.unwrap();
-    assert!(matches!(outcome, Err(SignInError::Cancelled)), "{outcome:?}");
+    assert!(
+        matches!(outcome, Err(SignInError::Cancelled)),
+        "{outcome:?}"
+    );
 }
 
 #[tokio::test]
@@ -231,7 +254,10 @@ async fn cancel_before_waiting_is_not_lost() {
     pending.cancel_handle().cancel();
 
     let outcome = pending.finish().await;
-    assert!(matches!(outcome, Err(SignInError::Cancelled)), "{outcome:?}");
+    assert!(
+        matches!(outcome, Err(SignInError::Cancelled)),
+        "{outcome:?}"
+    );
 }
 
 #[tokio::test]
@@ -268,7 +294,9 @@ async fn the_landing_page_loads_nothing_from_elsewhere() {
     client.sign_in().opener(browser).run().await.unwrap();
 
     let html = landing.await.unwrap().html.to_lowercase();
-    for external in ["<script", "<link", "<img", "src=", "href=", "@import", "url("] {
+    for external in [
+        "<script", "<link", "<img", "src=", "href=", "@import", "url(",
+    ] {
         assert!(!html.contains(external), "{external} in {html}");
     }
 }

@@ -115,7 +115,10 @@ async fn renewal_rotates_the_refresh_token() {
     assert!(second.can("write:prescription"));
     client.api(&second).ping().await.unwrap();
     let reused = client.renew(&first).await.unwrap_err();
-    assert!(matches!(reused, ClientError::SignedOut { .. }), "{reused:?}");
+    assert!(
+        matches!(reused, ClientError::SignedOut { .. }),
+        "{reused:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -146,7 +149,10 @@ async fn a_failed_revocation_is_reported_not_blocking() {
     let report = unreachable.sign_out(session).await;
 
     assert!(
-        matches!(report, SignOutReport::RevocationFailed(ClientError::Network { .. })),
+        matches!(
+            report,
+            SignOutReport::RevocationFailed(ClientError::Network { .. })
+        ),
         "{report:?}"
     );
 }

@@ -97,18 +97,18 @@ impl Api {
 
     /// `{ ping }`: tests the token; touches no records.
     pub async fn ping(&self) -> Result<String, ClientError> {
-        let data = self
-            .execute::<ops::Ping>("ping", ops::ping::Variables, Retry::Safe)
-            .await?;
-        Ok(data.ping)
+        self.execute::<ops::Ping, _>("ping", ops::ping::Variables, Retry::Safe, |data| {
+            Ok(data.ping)
+        })
+        .await
     }
 
     /// Who the token acts for: user or machine, role, permissions, organization.
     pub async fn me(&self) -> Result<Me, ClientError> {
-        let data = self
-            .execute::<ops::WhoAmI>("me", ops::who_am_i::Variables, Retry::Safe)
-            .await?;
-        convert(data.me)
+        self.execute::<ops::WhoAmI, _>("me", ops::who_am_i::Variables, Retry::Safe, |data| {
+            convert(data.me)
+        })
+        .await
     }
 
     /// One page of patients.
@@ -122,10 +122,10 @@ impl Api {
             after: page.after.clone(),
             first: page.first.map(i64::from),
         };
-        let data = self
-            .execute::<ops::ListPatients>("patients", variables, Retry::Safe)
-            .await?;
-        page_of(data.patients)
+        self.execute::<ops::ListPatients, _>("patients", variables, Retry::Safe, |data| {
+            page_of(data.patients)
+        })
+        .await
     }
 
     /// Every patient matching `filter`, page after page.
@@ -139,10 +139,10 @@ impl Api {
     /// A patient by id; [`ClientError::NotFound`] when this organization has none.
     pub async fn patient(&self, id: &str) -> Result<Patient, ClientError> {
         let variables = ops::get_patient::Variables { id: id.to_owned() };
-        let data = self
-            .execute::<ops::GetPatient>("patient", variables, Retry::Safe)
-            .await?;
-        found(data.patient, "patient")
+        self.execute::<ops::GetPatient, _>("patient", variables, Retry::Safe, |data| {
+            found(data.patient, "patient")
+        })
+        .await
     }
 
     /// One page of prescriptions.
@@ -156,10 +156,10 @@ impl Api {
             after: page.after.clone(),
             first: page.first.map(i64::from),
         };
-        let data = self
-            .execute::<ops::ListPrescriptions>("prescriptions", variables, Retry::Safe)
-            .await?;
-        page_of(data.prescriptions)
+        self.execute::<ops::ListPrescriptions, _>("prescriptions", variables, Retry::Safe, |data| {
+            page_of(data.prescriptions)
+        })
+        .await
     }
 
     /// Every prescription matching `filter`, page after page.
@@ -176,10 +176,10 @@ impl Api {
     /// A prescription by id; [`ClientError::NotFound`] when this organization has none.
     pub async fn prescription(&self, id: &str) -> Result<Prescription, ClientError> {
         let variables = ops::get_prescription::Variables { id: id.to_owned() };
-        let data = self
-            .execute::<ops::GetPrescription>("prescription", variables, Retry::Safe)
-            .await?;
-        found(data.prescription, "prescription")
+        self.execute::<ops::GetPrescription, _>("prescription", variables, Retry::Safe, |data| {
+            found(data.prescription, "prescription")
+        })
+        .await
     }
 
     /// One page of orders.
@@ -193,10 +193,10 @@ impl Api {
             after: page.after.clone(),
             first: page.first.map(i64::from),
         };
-        let data = self
-            .execute::<ops::ListOrders>("orders", variables, Retry::Safe)
-            .await?;
-        page_of(data.orders)
+        self.execute::<ops::ListOrders, _>("orders", variables, Retry::Safe, |data| {
+            page_of(data.orders)
+        })
+        .await
     }
 
     /// Every order matching `filter`, page after page.
@@ -210,10 +210,10 @@ impl Api {
     /// An order by id; [`ClientError::NotFound`] when this organization has none.
     pub async fn order(&self, id: &str) -> Result<Order, ClientError> {
         let variables = ops::get_order::Variables { id: id.to_owned() };
-        let data = self
-            .execute::<ops::GetOrder>("order", variables, Retry::Safe)
-            .await?;
-        found(data.order, "order")
+        self.execute::<ops::GetOrder, _>("order", variables, Retry::Safe, |data| {
+            found(data.order, "order")
+        })
+        .await
     }
 
     /// Catalog medications whose name matches `name` (case-insensitive).
@@ -228,10 +228,10 @@ impl Api {
             }),
             first: first.map(i64::from),
         };
-        let data = self
-            .execute::<ops::SearchMedications>("medications", variables, Retry::Safe)
-            .await?;
-        convert(data.medications)
+        self.execute::<ops::SearchMedications, _>("medications", variables, Retry::Safe, |data| {
+            convert(data.medications)
+        })
+        .await
     }
 
     /// Pharmacies whose name contains `name` (all when `None`).
@@ -244,10 +244,10 @@ impl Api {
             name: name.map(str::to_owned),
             first: first.map(i64::from),
         };
-        let data = self
-            .execute::<ops::SearchPharmacies>("pharmacies", variables, Retry::Safe)
-            .await?;
-        convert(data.pharmacies)
+        self.execute::<ops::SearchPharmacies, _>("pharmacies", variables, Retry::Safe, |data| {
+            convert(data.pharmacies)
+        })
+        .await
     }
 
     /// Adds a patient (`write:patient`). With an `external_id` already used in the
@@ -257,10 +257,10 @@ impl Api {
             input: convert(patient)?,
         };
         let retry = Retry::create(patient.external_id.as_ref());
-        let data = self
-            .execute::<ops::CreatePatient>("createPatient", variables, retry)
-            .await?;
-        outcome(data.create_patient)
+        self.execute::<ops::CreatePatient, _>("createPatient", variables, retry, |data| {
+            outcome(data.create_patient)
+        })
+        .await
     }
 
     /// Changes the fields given (`write:patient`).
@@ -273,10 +273,10 @@ impl Api {
             id: id.to_owned(),
             input: convert(changes)?,
         };
-        let data = self
-            .execute::<ops::UpdatePatient>("updatePatient", variables, Retry::Never)
-            .await?;
-        outcome(data.update_patient)
+        self.execute::<ops::UpdatePatient, _>("updatePatient", variables, Retry::Never, |data| {
+            outcome(data.update_patient)
+        })
+        .await
     }
 
     /// Drafts a prescription (`read:prescription`); state `DRAFT`.
@@ -288,19 +288,22 @@ impl Api {
             input: convert(prescription)?,
         };
         let retry = Retry::create(prescription.external_id.as_ref());
-        let data = self
-            .execute::<ops::CreatePrescription>("createPrescription", variables, retry)
-            .await?;
-        outcome(data.create_prescription)
+        self.execute::<ops::CreatePrescription, _>("createPrescription", variables, retry, |data| {
+            outcome(data.create_prescription)
+        })
+        .await
     }
 
     /// Signs a draft (`write:prescription`, user tokens of prescribers only).
     pub async fn sign_prescription(&self, id: &str) -> Result<Prescription, ClientError> {
         let variables = ops::sign_prescription::Variables { id: id.to_owned() };
-        let data = self
-            .execute::<ops::SignPrescription>("signPrescription", variables, Retry::Never)
-            .await?;
-        outcome(data.sign_prescription)
+        self.execute::<ops::SignPrescription, _>(
+            "signPrescription",
+            variables,
+            Retry::Never,
+            |data| outcome(data.sign_prescription),
+        )
+        .await
     }
 
     /// Signs several drafts in one request: one result per id, in the order given.
@@ -309,19 +312,25 @@ impl Api {
         ids: &[String],
     ) -> Result<Vec<Result<Prescription, ClientError>>, ClientError> {
         let variables = ops::sign_prescriptions::Variables { ids: ids.to_vec() };
-        let data = self
-            .execute::<ops::SignPrescriptions>("signPrescriptions", variables, Retry::Never)
-            .await?;
-        Ok(data.sign_prescriptions.into_iter().map(outcome).collect())
+        self.execute::<ops::SignPrescriptions, _>(
+            "signPrescriptions",
+            variables,
+            Retry::Never,
+            |data| Ok(data.sign_prescriptions.into_iter().map(outcome).collect()),
+        )
+        .await
     }
 
     /// Cancels a prescription (`read:prescription` for a draft, `write:prescription` once signed).
     pub async fn cancel_prescription(&self, id: &str) -> Result<Prescription, ClientError> {
         let variables = ops::cancel_prescription::Variables { id: id.to_owned() };
-        let data = self
-            .execute::<ops::CancelPrescription>("cancelPrescription", variables, Retry::Never)
-            .await?;
-        outcome(data.cancel_prescription)
+        self.execute::<ops::CancelPrescription, _>(
+            "cancelPrescription",
+            variables,
+            Retry::Never,
+            |data| outcome(data.cancel_prescription),
+        )
+        .await
     }
 
     /// Drafts an order from prescriptions (`read:order`); state `DRAFT`.
@@ -342,37 +351,39 @@ impl Api {
             },
         };
         let retry = Retry::create(order.external_id.as_ref());
-        let data = self
-            .execute::<ops::CreateOrder>("createOrder", variables, retry)
-            .await?;
-        outcome(data.create_order)
+        self.execute::<ops::CreateOrder, _>("createOrder", variables, retry, |data| {
+            outcome(data.create_order)
+        })
+        .await
     }
 
     /// Sends a draft order (`write:order`; every prescription on it signed).
     pub async fn send_order(&self, id: &str) -> Result<Order, ClientError> {
         let variables = ops::send_order::Variables { id: id.to_owned() };
-        let data = self
-            .execute::<ops::SendOrder>("sendOrder", variables, Retry::Never)
-            .await?;
-        outcome(data.send_order)
+        self.execute::<ops::SendOrder, _>("sendOrder", variables, Retry::Never, |data| {
+            outcome(data.send_order)
+        })
+        .await
     }
 
     /// Cancels an order (`read:order` for a draft, `write:order` once sent).
     pub async fn cancel_order(&self, id: &str) -> Result<Order, ClientError> {
         let variables = ops::cancel_order::Variables { id: id.to_owned() };
-        let data = self
-            .execute::<ops::CancelOrder>("cancelOrder", variables, Retry::Never)
-            .await?;
-        outcome(data.cancel_order)
+        self.execute::<ops::CancelOrder, _>("cancelOrder", variables, Retry::Never, |data| {
+            outcome(data.cancel_order)
+        })
+        .await
     }
 
-    /// Sends one operation under its span, with the retry policy.
-    async fn execute<Q: GraphQLQuery>(
+    /// Sends one operation under its span, with the retry policy, and maps its
+    /// data with `finish`; the span's outcome is that of the whole call.
+    async fn execute<Q: GraphQLQuery, T>(
         &self,
         op: &'static str,
         variables: Q::Variables,
         retry: Retry,
-    ) -> Result<Q::ResponseData, ClientError> {
+        finish: impl FnOnce(Q::ResponseData) -> Result<T, ClientError>,
+    ) -> Result<T, ClientError> {
         let body = serde_json::to_vec(&Q::build_query(variables))
             .map_err(|e| ClientError::protocol(format!("cannot encode {op}: {e}")))?;
         let span = tracing::info_span!(
@@ -387,6 +398,7 @@ impl Api {
             .with_retries::<Q::ResponseData>(&body, retry)
             .instrument(span.clone())
             .await;
+        let result = result.and_then(finish);
         let outcome = match &result {
             Ok(_) => "ok",
             Err(e) => e.kind(),
@@ -503,9 +515,9 @@ fn decode_response<D: DeserializeOwned>(status: u16, body: &[u8]) -> Result<D, C
             message: "the API failed".to_owned(),
         });
     }
-    let data = raw
-        .data
-        .ok_or_else(|| ClientError::protocol(format!("HTTP {status} with neither data nor errors")))?;
+    let data = raw.data.ok_or_else(|| {
+        ClientError::protocol(format!("HTTP {status} with neither data nor errors"))
+    })?;
     serde_json::from_value(data)
         .map_err(|e| ClientError::protocol(format!("data does not match the operation: {e}")))
 }
@@ -526,7 +538,11 @@ fn top_level_error(status: u16, error: &RawError) -> ClientError {
             ClientError::SignedOut { code, message }
         }
         _ if status == 401 => ClientError::SignedOut {
-            code: if code.is_empty() { "HTTP_401".into() } else { code },
+            code: if code.is_empty() {
+                "HTTP_401".into()
+            } else {
+                code
+            },
             message,
         },
         "NOT_FOUND" => ClientError::NotFound { message },
@@ -558,7 +574,11 @@ fn top_level_error(status: u16, error: &RawError) -> ClientError {
         _ => ClientError::Protocol {
             message: format!(
                 "HTTP {status}{}: {message}",
-                if code.is_empty() { String::new() } else { format!(" {code}") }
+                if code.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {code}")
+                }
             ),
         },
     }
@@ -666,7 +686,9 @@ where
         items.extend(page.items);
         match page.next_cursor {
             Some(next) if Some(&next) == after.as_ref() => {
-                return Err(ClientError::protocol("the server returned the same cursor twice"));
+                return Err(ClientError::protocol(
+                    "the server returned the same cursor twice",
+                ));
             }
             Some(next) => after = Some(next),
             None => return Ok(items),
@@ -722,9 +744,7 @@ mod tests {
 
         let e = outcome::<Patient>(member).unwrap_err();
 
-        assert!(
-            matches!(e, ClientError::Invalid { field: Some(f), .. } if f == "dateOfBirth")
-        );
+        assert!(matches!(e, ClientError::Invalid { field: Some(f), .. } if f == "dateOfBirth"));
     }
 
     #[test]
@@ -766,8 +786,8 @@ mod tests {
 
     #[test]
     fn data_of_the_wrong_shape_is_a_protocol_error() {
-        let e = decode_response::<ops::ping::ResponseData>(200, br#"{"data":{"ping":3}}"#)
-            .unwrap_err();
+        let e =
+            decode_response::<ops::ping::ResponseData>(200, br#"{"data":{"ping":3}}"#).unwrap_err();
 
         assert!(matches!(e, ClientError::Protocol { .. }));
     }
@@ -835,7 +855,10 @@ mod tests {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
             for block in text.split("\n\n").filter(|b| b.starts_with("fragment ")) {
-                assert!(shared.contains(block.trim_end()), "fragment differs: {block}");
+                assert!(
+                    shared.contains(block.trim_end()),
+                    "fragment differs: {block}"
+                );
             }
         }
     }

@@ -255,7 +255,10 @@ fn route(request: &Request, expected_state: &str) -> Route {
             _ => {}
         }
     }
-    if !state.as_deref().is_some_and(|s| constant_time_eq(s, expected_state)) {
+    if !state
+        .as_deref()
+        .is_some_and(|s| constant_time_eq(s, expected_state))
+    {
         return Route::Reply {
             status: 400,
             reason: "Bad Request",

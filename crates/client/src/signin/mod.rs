@@ -301,8 +301,16 @@ async fn exchange(
         .request_async(client.http())
         .await
         .map_err(token_request_error)?;
-    let access = Secret::new(oauth2::TokenResponse::access_token(&token).secret().as_str());
-    let api = Api::bearer(client.http().clone(), environment.graphql_endpoint(), access);
+    let access = Secret::new(
+        oauth2::TokenResponse::access_token(&token)
+            .secret()
+            .as_str(),
+    );
+    let api = Api::bearer(
+        client.http().clone(),
+        environment.graphql_endpoint(),
+        access,
+    );
     let me = api.me().await?;
     Ok(Session::from_sign_in(&token, me))
 }

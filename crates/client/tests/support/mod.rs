@@ -95,7 +95,10 @@ impl TestBrowser {
         )
     }
 
-    pub fn signing_in(email: &str, organization: Option<&str>) -> (Self, oneshot::Receiver<Landing>) {
+    pub fn signing_in(
+        email: &str,
+        organization: Option<&str>,
+    ) -> (Self, oneshot::Receiver<Landing>) {
         Self::new(Act::SignIn {
             email: email.to_owned(),
             organization: organization.map(str::to_owned),
@@ -114,8 +117,12 @@ impl TestBrowser {
         let mut step = match &self.act {
             Act::Cancel => page.submit(&http, "Cancel", &[]).await,
             Act::SignIn { email, .. } => {
-                page.submit(&http, "Sign in", &[("Email", email), ("Password", PASSWORD)])
-                    .await
+                page.submit(
+                    &http,
+                    "Sign in",
+                    &[("Email", email), ("Password", PASSWORD)],
+                )
+                .await
             }
         };
         if let Step::Page(p) = &step
@@ -208,9 +215,19 @@ impl Page {
     }
 
     /// Fills the fields labelled so and presses the button with this text.
-    pub async fn submit(&self, http: &reqwest::Client, button: &str, fill: &[(&str, &str)]) -> Step {
+    pub async fn submit(
+        &self,
+        http: &reqwest::Client,
+        button: &str,
+        fill: &[(&str, &str)],
+    ) -> Step {
         let (action, fields) = self.form_for(button, fill);
-        let response = http.post(action.clone()).form(&fields).send().await.unwrap();
+        let response = http
+            .post(action.clone())
+            .form(&fields)
+            .send()
+            .await
+            .unwrap();
         step(&action, response).await
     }
 
@@ -224,7 +241,11 @@ impl Page {
         let text = |e: &ElementRef<'_>| e.text().collect::<String>().trim().to_owned();
         let (form, pressed) = doc
             .select(&forms)
-            .find_map(|f| f.select(&buttons).find(|b| text(b) == button).map(|b| (f, b)))
+            .find_map(|f| {
+                f.select(&buttons)
+                    .find(|b| text(b) == button)
+                    .map(|b| (f, b))
+            })
             .unwrap_or_else(|| panic!("no button {button:?} on {}", self.html));
         let mut fields: Vec<(String, String)> = Vec::new();
         for input in form.select(&inputs) {
@@ -237,13 +258,20 @@ impl Page {
                     .filter(|for_id| Some(*for_id) == id)
                     .map(|_| (*value).to_owned())
             });
-            let value = filled.unwrap_or_else(|| input.value().attr("value").unwrap_or("").to_owned());
+            let value =
+                filled.unwrap_or_else(|| input.value().attr("value").unwrap_or("").to_owned());
             fields.push((name, value));
         }
         if let Some(name) = pressed.value().attr("name") {
-            fields.push((name.to_owned(), pressed.value().attr("value").unwrap_or("").to_owned()));
+            fields.push((
+                name.to_owned(),
+                pressed.value().attr("value").unwrap_or("").to_owned(),
+            ));
         }
-        let action = self.url.join(form.value().attr("action").unwrap_or("")).unwrap();
+        let action = self
+            .url
+            .join(form.value().attr("action").unwrap_or(""))
+            .unwrap();
         (action, fields)
     }
 }
@@ -307,7 +335,12 @@ impl Proxy {
 
     /// The content type and body of the last request on `path`.
     pub fn last_request(&self, path: &str) -> (String, Vec<u8>) {
-        self.last.lock().unwrap().get(path).cloned().unwrap_or_default()
+        self.last
+            .lock()
+            .unwrap()
+            .get(path)
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// Answer the next `n` GraphQL requests with 503 without forwarding them.
@@ -338,7 +371,12 @@ async fn forward(
 ) -> axum::response::Response {
     use axum::response::IntoResponse;
     let path = request.uri().path().to_owned();
-    *state.counts.lock().unwrap().entry(path.clone()).or_default() += 1;
+    *state
+        .counts
+        .lock()
+        .unwrap()
+        .entry(path.clone())
+        .or_default() += 1;
     if path == "/graphql" && take_one(&state.fail_graphql) {
         return (axum::http::StatusCode::SERVICE_UNAVAILABLE, "try later").into_response();
     }
@@ -347,7 +385,9 @@ async fn forward(
     url.set_query(request.uri().query());
     let method = request.method().clone();
     let headers = request.headers().clone();
-    let body = axum::body::to_bytes(request.into_body(), 1 << 20).await.unwrap();
+    let body = axum::body::to_bytes(request.into_body(), 1 << 20)
+        .await
+        .unwrap();
     let content_type = headers
         .get("content-type")
         .map(|v| v.to_str().unwrap().to_owned())
@@ -359,7 +399,10 @@ async fn forward(
         .insert(path.clone(), (content_type, body.to_vec()));
     let mut upstream = state.http.request(method, url).body(body);
     for (name, value) in &headers {
-        if !matches!(name.as_str(), "host" | "content-length" | "connection" | "transfer-encoding") {
+        if !matches!(
+            name.as_str(),
+            "host" | "content-length" | "connection" | "transfer-encoding"
+        ) {
             upstream = upstream.header(name, value);
         }
     }
@@ -374,7 +417,10 @@ async fn forward(
     }
     let mut out = axum::response::Response::builder().status(status);
     for (name, value) in &response_headers {
-        if !matches!(name.as_str(), "content-length" | "connection" | "transfer-encoding") {
+        if !matches!(
+            name.as_str(),
+            "content-length" | "connection" | "transfer-encoding"
+        ) {
             out = out.header(name, value);
         }
     }
