@@ -608,3 +608,26 @@ async fn oversized_body_is_413_and_the_server_stays_up() {
     assert_eq!(response.status(), 413);
     assert_still_serving(&sandbox).await;
 }
+
+#[tokio::test]
+async fn tokens_carry_the_configured_audience() {
+    let audience = "https://api.rxdesk.example";
+    let sandbox = start_with(Config {
+        audience: audience.to_owned(),
+        ..Config::in_memory()
+    })
+    .await;
+
+    let machine = machine_token(&sandbox, MAPLE_BACKEND.0, MAPLE_BACKEND.1).await;
+    let user = user_token(&sandbox, BEN, DEMO_PASSWORD, None).await;
+
+    assert_eq!(verify_with_jwks(&sandbox, &machine).await.aud, audience);
+    assert_eq!(verify_with_jwks(&sandbox, &user).await.aud, audience);
+    let mut request = machine_request(MAPLE_BACKEND.0, MAPLE_BACKEND.1);
+    request["audience"] = json!(rxdesk_sandbox::config::DEFAULT_AUDIENCE);
+    let (status, body) = post_json(&sandbox, "/oauth/token", request).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("invalid_request"))
+    );
+}

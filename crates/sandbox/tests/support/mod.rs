@@ -10,8 +10,7 @@
 use oauth2::basic::BasicClient;
 use oauth2::{
     AuthUrl, AuthorizationCode, ClientId, CsrfToken, EndpointNotSet, EndpointSet,
-    PkceCodeChallenge, PkceCodeVerifier, RedirectUrl, RevocationUrl, Scope, TokenResponse,
-    TokenUrl,
+    PkceCodeChallenge, PkceCodeVerifier, RedirectUrl, RevocationUrl, TokenResponse, TokenUrl,
 };
 use rxdesk_sandbox::auth::claims::AccessClaims;
 use rxdesk_sandbox::{Config, Sandbox};
@@ -75,6 +74,20 @@ pub fn browser() -> reqwest::Client {
         .unwrap()
 }
 
+/// The API audience the sandbox issues tokens for (its `--audience`), as its
+/// discovery document advertises it.
+pub async fn audience_of(sandbox: &Sandbox) -> String {
+    let discovery: serde_json::Value = http()
+        .get(endpoint(sandbox, "/.well-known/openid-configuration"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    discovery["audience"].as_str().unwrap().to_owned()
+}
+
 /// The raw token endpoint response of a client credentials request (JSON body,
 /// as in the contract): status and JSON body.
 pub async fn machine_token_response(
@@ -87,7 +100,7 @@ pub async fn machine_token_response(
         .json(&serde_json::json!({
             "client_id": client_id,
             "client_secret": secret,
-            "audience": rxdesk_sandbox::config::DEFAULT_AUDIENCE,
+            "audience": audience_of(sandbox).await,
             "grant_type": "client_credentials",
         }))
         .send()
@@ -97,7 +110,7 @@ pub async fn machine_token_response(
     (status, response.json().await.unwrap())
 }
 
-/// A machine token for the backend `client_id` (sandbox with the default audience).
+/// A machine token for the backend `client_id`.
 pub async fn machine_token(sandbox: &Sandbox, client_id: &str, secret: &str) -> String {
     let (status, body) = machine_token_response(sandbox, client_id, secret).await;
     assert_eq!(status, 200, "machine token refused: {body}");
@@ -137,7 +150,7 @@ pub async fn user_tokens(
     organization_name: Option<&str>,
     offline: bool,
 ) -> UserTokens {
-    let flow = Flow::new(sandbox).offline(offline);
+    let flow = Flow::for_audience(sandbox, &audience_of(sandbox).await).offline(offline);
     let browser = browser();
     let page = flow.open(&browser).await;
     let mut after = page.sign_in(&browser, email, password).await;
@@ -180,9 +193,10 @@ pub async fn revoke_refresh_token(sandbox: &Sandbox, refresh_token: &str) {
 }
 
 /// Verifies `token` against the sandbox's published JWKS (fetched over HTTP) with
-/// the sandbox's issuer and default audience, and returns its claims.
+/// the sandbox's issuer and audience, and returns its claims.
 pub async fn verify_with_jwks(sandbox: &Sandbox, token: &str) -> AccessClaims {
-    verify_with_jwks_for(sandbox, token, rxdesk_sandbox::config::DEFAULT_AUDIENCE).await
+    let audience = audience_of(sandbox).await;
+    verify_with_jwks_for(sandbox, token, &audience).await
 }
 
 /// [`verify_with_jwks`] for another audience.
@@ -235,24 +249,26 @@ pub struct Flow {
 impl Flow {
     /// A standard request: S256 PKCE, the default audience, no extra scope.
     pub fn new(sandbox: &Sandbox) -> Self {
-        Self::build(sandbox, &[], false)
+        Self::build(sandbox, &[], rxdesk_sandbox::config::DEFAULT_AUDIENCE)
+    }
+
+    /// A standard request for another audience (a sandbox started with `--audience`).
+    pub fn for_audience(sandbox: &Sandbox, audience: &str) -> Self {
+        Self::build(sandbox, &[], audience)
     }
 
     /// A request with extra query parameters (e.g. `("organization", "org_birch")`).
     pub fn with_params(sandbox: &Sandbox, params: &[(&str, &str)]) -> Self {
-        Self::build(sandbox, params, false)
+        Self::build(sandbox, params, rxdesk_sandbox::config::DEFAULT_AUDIENCE)
     }
 
-    fn build(sandbox: &Sandbox, params: &[(&str, &str)], offline: bool) -> Self {
+    fn build(sandbox: &Sandbox, params: &[(&str, &str)], audience: &str) -> Self {
         let client = oauth_client(sandbox);
         let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
         let mut request = client
             .authorize_url(CsrfToken::new_random)
             .set_pkce_challenge(challenge)
-            .add_extra_param("audience", rxdesk_sandbox::config::DEFAULT_AUDIENCE);
-        if offline {
-            request = request.add_scope(Scope::new("offline_access".to_owned()));
-        }
+            .add_extra_param("audience", audience.to_owned());
         for (name, value) in params {
             request = request.add_extra_param(*name, *value);
         }
