@@ -23,8 +23,19 @@ fn ping_body() -> reqwest::Body {
 
 fn assert_whole_request_refused(reply: &Reply, code: &str) {
     assert_eq!(reply.status, 401, "{}", reply.body);
-    assert_eq!(reply.headers["www-authenticate"].to_str().unwrap().split(' ').next(), Some("Bearer"));
-    assert!(reply.body.get("data").is_none(), "no data expected: {}", reply.body);
+    assert_eq!(
+        reply.headers["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .split(' ')
+            .next(),
+        Some("Bearer")
+    );
+    assert!(
+        reply.body.get("data").is_none(),
+        "no data expected: {}",
+        reply.body
+    );
     assert_eq!(reply.body["errors"].as_array().unwrap().len(), 1);
     assert_eq!(reply.error_code(), code);
 }
@@ -32,7 +43,13 @@ fn assert_whole_request_refused(reply: &Reply, code: &str) {
 #[tokio::test]
 async fn ping_answers_pong_to_a_prescribers_user_token() {
     let sandbox = support::start_demo().await;
-    let token = support::user_token(&sandbox, support::ADA, support::DEMO_PASSWORD, Some(support::MAPLE)).await;
+    let token = support::user_token(
+        &sandbox,
+        support::ADA,
+        support::DEMO_PASSWORD,
+        Some(support::MAPLE),
+    )
+    .await;
 
     let reply = gql(&sandbox, &token, PING, json!({})).await;
 
@@ -81,7 +98,10 @@ async fn an_empty_authorization_header_is_refused_as_missing() {
     let reply = post_raw(&sandbox, Some(""), ping_body()).await;
 
     assert_whole_request_refused(&reply, "EMPTY_AUTHORIZATION_HEADER");
-    assert_eq!(reply.error()["message"], "Authentication token is not present");
+    assert_eq!(
+        reply.error()["message"],
+        "Authentication token is not present"
+    );
 }
 
 #[tokio::test]
@@ -109,7 +129,12 @@ async fn a_malformed_token_is_refused_as_invalid_saying_it_is_not_a_jwt() {
     let reply = post_raw(&sandbox, Some("Bearer not-a-jwt"), ping_body()).await;
 
     assert_whole_request_refused(&reply, "INVALID_AUTHORIZATION_HEADER");
-    assert!(reply.error()["message"].as_str().unwrap().contains("not a well-formed JWT"));
+    assert!(
+        reply.error()["message"]
+            .as_str()
+            .unwrap()
+            .contains("not a well-formed JWT")
+    );
 }
 
 #[tokio::test]
@@ -119,7 +144,12 @@ async fn another_scheme_than_bearer_is_refused_as_invalid() {
     let reply = post_raw(&sandbox, Some("Basic bWFwbGU6c2VjcmV0"), ping_body()).await;
 
     assert_whole_request_refused(&reply, "INVALID_AUTHORIZATION_HEADER");
-    assert!(reply.error()["message"].as_str().unwrap().contains("Bearer"));
+    assert!(
+        reply.error()["message"]
+            .as_str()
+            .unwrap()
+            .contains("Bearer")
+    );
 }
 
 #[tokio::test]
@@ -134,7 +164,12 @@ async fn a_token_with_a_tampered_signature_is_refused_as_invalid_saying_so() {
     let reply = post_raw(&sandbox, Some(&format!("Bearer {forged}")), ping_body()).await;
 
     assert_whole_request_refused(&reply, "INVALID_AUTHORIZATION_HEADER");
-    assert!(reply.error()["message"].as_str().unwrap().contains("signature"));
+    assert!(
+        reply.error()["message"]
+            .as_str()
+            .unwrap()
+            .contains("signature")
+    );
 }
 
 /// A sandbox keeping its key in a data dir, plus that key to sign crafted claims.
@@ -184,7 +219,12 @@ async fn a_token_signed_with_another_key_is_refused_as_invalid() {
     let reply = post_raw(&sandbox, Some(&format!("Bearer {token}")), ping_body()).await;
 
     assert_whole_request_refused(&reply, "INVALID_AUTHORIZATION_HEADER");
-    assert!(reply.error()["message"].as_str().unwrap().contains("signature"));
+    assert!(
+        reply.error()["message"]
+            .as_str()
+            .unwrap()
+            .contains("signature")
+    );
 }
 
 #[tokio::test]
@@ -200,7 +240,12 @@ async fn a_token_for_another_audience_is_refused_as_invalid_saying_so() {
     let reply = post_raw(&sandbox, Some(&format!("Bearer {token}")), ping_body()).await;
 
     assert_whole_request_refused(&reply, "INVALID_AUTHORIZATION_HEADER");
-    assert!(reply.error()["message"].as_str().unwrap().contains("audience"));
+    assert!(
+        reply.error()["message"]
+            .as_str()
+            .unwrap()
+            .contains("audience")
+    );
 }
 
 #[tokio::test]
@@ -216,7 +261,12 @@ async fn a_token_from_another_issuer_is_refused_as_invalid_saying_so() {
     let reply = post_raw(&sandbox, Some(&format!("Bearer {token}")), ping_body()).await;
 
     assert_whole_request_refused(&reply, "INVALID_AUTHORIZATION_HEADER");
-    assert!(reply.error()["message"].as_str().unwrap().contains("issuer"));
+    assert!(
+        reply.error()["message"]
+            .as_str()
+            .unwrap()
+            .contains("issuer")
+    );
 }
 
 #[tokio::test]
@@ -233,7 +283,12 @@ async fn an_expired_machine_token_is_refused_as_invalid_saying_it_expired() {
     let reply = post_raw(&sandbox, Some(&format!("Bearer {token}")), ping_body()).await;
 
     assert_whole_request_refused(&reply, "INVALID_AUTHORIZATION_HEADER");
-    assert!(reply.error()["message"].as_str().unwrap().contains("expired"));
+    assert!(
+        reply.error()["message"]
+            .as_str()
+            .unwrap()
+            .contains("expired")
+    );
 }
 
 #[tokio::test]
@@ -249,13 +304,24 @@ async fn an_expired_user_token_is_refused_as_invalid_saying_it_expired() {
     let reply = post_raw(&sandbox, Some(&format!("Bearer {token}")), ping_body()).await;
 
     assert_whole_request_refused(&reply, "INVALID_AUTHORIZATION_HEADER");
-    assert!(reply.error()["message"].as_str().unwrap().contains("expired"));
+    assert!(
+        reply.error()["message"]
+            .as_str()
+            .unwrap()
+            .contains("expired")
+    );
 }
 
 #[tokio::test]
 async fn me_describes_a_user_token() {
     let sandbox = support::start_demo().await;
-    let token = support::user_token(&sandbox, support::ADA, support::DEMO_PASSWORD, Some(support::BIRCH)).await;
+    let token = support::user_token(
+        &sandbox,
+        support::ADA,
+        support::DEMO_PASSWORD,
+        Some(support::BIRCH),
+    )
+    .await;
 
     let reply = gql(
         &sandbox,
@@ -270,8 +336,16 @@ async fn me_describes_a_user_token() {
     assert_eq!(me["name"], "Ada Quinn");
     assert_eq!(me["email"], "ada@maple.example");
     assert_eq!(me["role"], "prescriber");
-    assert_eq!(me["organization"], json!({ "id": "org_birch", "name": "Birch Family Practice" }));
-    assert!(me["permissions"].as_array().unwrap().contains(&json!("write:prescription")));
+    assert_eq!(
+        me["organization"],
+        json!({ "id": "org_birch", "name": "Birch Family Practice" })
+    );
+    assert!(
+        me["permissions"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("write:prescription"))
+    );
 }
 
 #[tokio::test]
@@ -280,7 +354,13 @@ async fn me_describes_a_machine_token() {
     let (id, secret) = support::MAPLE_BACKEND;
     let token = support::machine_token(&sandbox, id, secret).await;
 
-    let reply = gql(&sandbox, &token, "{ me { kind id name email role permissions organization { name } } }", json!({})).await;
+    let reply = gql(
+        &sandbox,
+        &token,
+        "{ me { kind id name email role permissions organization { name } } }",
+        json!({}),
+    )
+    .await;
 
     let me = &reply.data()["me"];
     assert_eq!(me["kind"], "MACHINE");
@@ -288,5 +368,10 @@ async fn me_describes_a_machine_token() {
     assert_eq!(me["email"], serde_json::Value::Null);
     assert_eq!(me["role"], serde_json::Value::Null);
     assert_eq!(me["organization"]["name"], "Maple Street Clinic");
-    assert!(!me["permissions"].as_array().unwrap().contains(&json!("write:prescription")));
+    assert!(
+        !me["permissions"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("write:prescription"))
+    );
 }

@@ -26,7 +26,11 @@ async fn twenty_concurrent_signings_of_one_draft_activate_it_exactly_once() {
     .await;
 
     assert_eq!(count(&results, "state", "ACTIVE"), 1, "{results:?}");
-    assert_eq!(count(&results, "code", "PRESCRIPTION_NOT_DRAFT"), 19, "{results:?}");
+    assert_eq!(
+        count(&results, "code", "PRESCRIPTION_NOT_DRAFT"),
+        19,
+        "{results:?}"
+    );
 }
 
 #[tokio::test]
@@ -43,7 +47,10 @@ async fn concurrent_batch_signings_sign_each_draft_once() {
     )
     .await;
 
-    let all: Vec<Value> = results.iter().flat_map(|r| r.as_array().unwrap().clone()).collect();
+    let all: Vec<Value> = results
+        .iter()
+        .flat_map(|r| r.as_array().unwrap().clone())
+        .collect();
     assert_eq!(count(&all, "state", "ACTIVE"), 2, "{all:?}");
     assert_eq!(count(&all, "code", "PRESCRIPTION_NOT_DRAFT"), 18, "{all:?}");
 }
@@ -64,7 +71,11 @@ async fn twenty_concurrent_sends_of_one_order_send_it_once() {
     .await;
 
     assert_eq!(count(&results, "state", "PLACED"), 1, "{results:?}");
-    assert_eq!(count(&results, "code", "ORDER_NOT_DRAFT"), 19, "{results:?}");
+    assert_eq!(
+        count(&results, "code", "ORDER_NOT_DRAFT"),
+        19,
+        "{results:?}"
+    );
 }
 
 #[tokio::test]
@@ -79,11 +90,19 @@ async fn a_send_racing_a_cancel_ends_in_one_consistent_state() {
 
     let (sent, canceled) = tokio::join!(
         mutate(&sandbox, &tokens.machine, &send_doc, json!({ "id": order })),
-        mutate(&sandbox, &tokens.machine, &cancel_doc, json!({ "id": order })),
+        mutate(
+            &sandbox,
+            &tokens.machine,
+            &cancel_doc,
+            json!({ "id": order })
+        ),
     );
 
     // Either the send came first (then the cancel canceled the sent order) or the
     // cancel came first (then the send was refused); never both a send and a draft.
     assert_eq!(canceled["state"], "CANCELED");
-    assert!(sent["state"] == "PLACED" || sent["code"] == "ORDER_NOT_DRAFT", "{sent}");
+    assert!(
+        sent["state"] == "PLACED" || sent["code"] == "ORDER_NOT_DRAFT",
+        "{sent}"
+    );
 }

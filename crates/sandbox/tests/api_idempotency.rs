@@ -14,13 +14,28 @@ async fn creating_a_patient_twice_with_one_external_id_returns_the_first() {
     let tokens = MapleTokens::get(&sandbox).await;
     let input = json!({ "input": patient_input(Some("ehr-42")) });
 
-    let first = mutate(&sandbox, &tokens.machine, &create_patient_doc(), input.clone()).await;
+    let first = mutate(
+        &sandbox,
+        &tokens.machine,
+        &create_patient_doc(),
+        input.clone(),
+    )
+    .await;
     let retry = mutate(&sandbox, &tokens.machine, &create_patient_doc(), input).await;
 
     assert_eq!(first["__typename"], "Patient");
     assert_eq!(first, retry);
-    let list = gql(&sandbox, &tokens.machine, "{ patients(filter: { externalId: \"ehr-42\" }) { nodes { id } } }", json!({})).await;
-    assert_eq!(list.data()["patients"]["nodes"].as_array().unwrap().len(), 1);
+    let list = gql(
+        &sandbox,
+        &tokens.machine,
+        "{ patients(filter: { externalId: \"ehr-42\" }) { nodes { id } } }",
+        json!({}),
+    )
+    .await;
+    assert_eq!(
+        list.data()["patients"]["nodes"].as_array().unwrap().len(),
+        1
+    );
 }
 
 #[tokio::test]
@@ -29,7 +44,13 @@ async fn a_retry_by_another_token_of_the_organization_returns_the_same_patient()
     let tokens = MapleTokens::get(&sandbox).await;
     let input = json!({ "input": patient_input(Some("ehr-7")) });
 
-    let first = mutate(&sandbox, &tokens.machine, &create_patient_doc(), input.clone()).await;
+    let first = mutate(
+        &sandbox,
+        &tokens.machine,
+        &create_patient_doc(),
+        input.clone(),
+    )
+    .await;
     let retry = mutate(&sandbox, &tokens.medical_ops, &create_patient_doc(), input).await;
 
     assert_eq!(first["id"], retry["id"]);
@@ -42,7 +63,13 @@ async fn creating_a_prescription_twice_with_one_external_id_returns_the_first() 
     let patient = new_patient(&sandbox, &tokens.machine).await;
     let input = json!({ "input": prescription_input(&patient, Some("ehr-rx-9")) });
 
-    let first = mutate(&sandbox, &tokens.machine, &create_prescription_doc(), input.clone()).await;
+    let first = mutate(
+        &sandbox,
+        &tokens.machine,
+        &create_prescription_doc(),
+        input.clone(),
+    )
+    .await;
     let retry = mutate(&sandbox, &tokens.machine, &create_prescription_doc(), input).await;
 
     assert_eq!(first["__typename"], "Prescription");
@@ -55,7 +82,13 @@ async fn a_prescription_retry_after_signing_returns_the_signed_prescription() {
     let tokens = MapleTokens::get(&sandbox).await;
     let patient = new_patient(&sandbox, &tokens.machine).await;
     let input = json!({ "input": prescription_input(&patient, Some("ehr-rx-10")) });
-    let first = mutate(&sandbox, &tokens.machine, &create_prescription_doc(), input.clone()).await;
+    let first = mutate(
+        &sandbox,
+        &tokens.machine,
+        &create_prescription_doc(),
+        input.clone(),
+    )
+    .await;
     sign(&sandbox, &tokens.prescriber, first["id"].as_str().unwrap()).await;
 
     let retry = mutate(&sandbox, &tokens.machine, &create_prescription_doc(), input).await;
@@ -74,7 +107,13 @@ async fn creating_an_order_twice_with_one_external_id_returns_the_first() {
     input["externalId"] = json!("ehr-order-1");
     let input = json!({ "input": input });
 
-    let first = mutate(&sandbox, &tokens.machine, &create_order_doc(), input.clone()).await;
+    let first = mutate(
+        &sandbox,
+        &tokens.machine,
+        &create_order_doc(),
+        input.clone(),
+    )
+    .await;
     let retry = mutate(&sandbox, &tokens.machine, &create_order_doc(), input).await;
 
     assert_eq!(first["__typename"], "Order");
@@ -93,6 +132,9 @@ async fn concurrent_creates_with_one_external_id_make_one_patient() {
     )
     .await;
 
-    let ids: std::collections::HashSet<_> = results.iter().map(|r| r["id"].as_str().unwrap().to_owned()).collect();
+    let ids: std::collections::HashSet<_> = results
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_owned())
+        .collect();
     assert_eq!(ids.len(), 1, "{results:?}");
 }

@@ -26,8 +26,13 @@ async fn world() -> World {
     let maple = MapleTokens::get(&sandbox).await;
     let (id, secret) = support::BIRCH_BACKEND;
     let birch_machine = support::machine_token(&sandbox, id, secret).await;
-    let birch_prescriber =
-        support::user_token(&sandbox, support::ADA, support::DEMO_PASSWORD, Some(support::BIRCH)).await;
+    let birch_prescriber = support::user_token(
+        &sandbox,
+        support::ADA,
+        support::DEMO_PASSWORD,
+        Some(support::BIRCH),
+    )
+    .await;
     let patient = new_patient(&sandbox, &maple.machine).await;
     let draft = new_draft(&sandbox, &maple.machine, &patient).await;
     let order = new_order(&sandbox, &maple.machine, &patient, &[&draft]).await;
@@ -43,14 +48,23 @@ async fn world() -> World {
 }
 
 async fn read(w: &World, token: &str, query: &str, id: &str) -> Value {
-    gql(&w.sandbox, token, query, json!({ "id": id })).await.data().clone()
+    gql(&w.sandbox, token, query, json!({ "id": id }))
+        .await
+        .data()
+        .clone()
 }
 
 #[tokio::test]
 async fn another_organizations_patient_reads_as_null() {
     let w = world().await;
 
-    let data = read(&w, &w.birch_machine, "query($id: ID!) { patient(id: $id) { id } }", &w.patient).await;
+    let data = read(
+        &w,
+        &w.birch_machine,
+        "query($id: ID!) { patient(id: $id) { id } }",
+        &w.patient,
+    )
+    .await;
 
     assert_eq!(data, json!({ "patient": null }));
 }
@@ -59,7 +73,13 @@ async fn another_organizations_patient_reads_as_null() {
 async fn another_organizations_prescription_reads_as_null() {
     let w = world().await;
 
-    let data = read(&w, &w.birch_machine, "query($id: ID!) { prescription(id: $id) { id } }", &w.draft).await;
+    let data = read(
+        &w,
+        &w.birch_machine,
+        "query($id: ID!) { prescription(id: $id) { id } }",
+        &w.draft,
+    )
+    .await;
 
     assert_eq!(data, json!({ "prescription": null }));
 }
@@ -68,7 +88,13 @@ async fn another_organizations_prescription_reads_as_null() {
 async fn another_organizations_order_reads_as_null() {
     let w = world().await;
 
-    let data = read(&w, &w.birch_machine, "query($id: ID!) { order(id: $id) { id } }", &w.order).await;
+    let data = read(
+        &w,
+        &w.birch_machine,
+        "query($id: ID!) { order(id: $id) { id } }",
+        &w.order,
+    )
+    .await;
 
     assert_eq!(data, json!({ "order": null }));
 }
@@ -95,10 +121,22 @@ async fn another_organizations_records_never_appear_in_lists() {
 async fn the_same_prescriber_signed_in_to_another_organization_cannot_sign_its_drafts() {
     let w = world().await;
 
-    let result = mutate(&w.sandbox, &w.birch_prescriber, &sign_prescription_doc(), json!({ "id": w.draft })).await;
+    let result = mutate(
+        &w.sandbox,
+        &w.birch_prescriber,
+        &sign_prescription_doc(),
+        json!({ "id": w.draft }),
+    )
+    .await;
 
     assert_eq!(result["code"], "NOT_FOUND");
-    let still = read(&w, &w.maple.machine, "query($id: ID!) { prescription(id: $id) { state } }", &w.draft).await;
+    let still = read(
+        &w,
+        &w.maple.machine,
+        "query($id: ID!) { prescription(id: $id) { state } }",
+        &w.draft,
+    )
+    .await;
     assert_eq!(still["prescription"]["state"], "DRAFT");
 }
 
@@ -122,8 +160,20 @@ async fn another_organizations_patient_cannot_be_updated() {
 async fn another_organizations_order_cannot_be_sent_or_canceled() {
     let w = world().await;
 
-    let sent = mutate(&w.sandbox, &w.birch_machine, &send_order_doc(), json!({ "id": w.order })).await;
-    let canceled = mutate(&w.sandbox, &w.birch_machine, &cancel_order_doc(), json!({ "id": w.order })).await;
+    let sent = mutate(
+        &w.sandbox,
+        &w.birch_machine,
+        &send_order_doc(),
+        json!({ "id": w.order }),
+    )
+    .await;
+    let canceled = mutate(
+        &w.sandbox,
+        &w.birch_machine,
+        &cancel_order_doc(),
+        json!({ "id": w.order }),
+    )
+    .await;
 
     assert_eq!(sent["code"], "NOT_FOUND");
     assert_eq!(canceled["code"], "NOT_FOUND");
@@ -167,7 +217,13 @@ async fn the_same_external_id_in_two_organizations_makes_two_patients() {
     let w = world().await;
     let input = json!({ "input": patient_input(Some("shared-ehr-id")) });
 
-    let maple = mutate(&w.sandbox, &w.maple.machine, &create_patient_doc(), input.clone()).await;
+    let maple = mutate(
+        &w.sandbox,
+        &w.maple.machine,
+        &create_patient_doc(),
+        input.clone(),
+    )
+    .await;
     let birch = mutate(&w.sandbox, &w.birch_machine, &create_patient_doc(), input).await;
 
     assert_eq!(maple["__typename"], "Patient");

@@ -50,14 +50,32 @@ async fn machine_syncs_ops_drafts_the_order_prescriber_signs_and_the_order_is_se
     let order_id = order["id"].as_str().unwrap().to_owned();
 
     // Sending is refused while unsigned, and changes nothing.
-    let refused = mutate(&sandbox, &tokens.machine, &send_order_doc(), json!({ "id": order_id })).await;
+    let refused = mutate(
+        &sandbox,
+        &tokens.machine,
+        &send_order_doc(),
+        json!({ "id": order_id }),
+    )
+    .await;
     assert_eq!(refused["__typename"], "ValidationError");
     assert_eq!(refused["code"], "ORDER_HAS_UNSIGNED_PRESCRIPTIONS");
-    let still = gql(&sandbox, &tokens.machine, "query($id: ID!) { order(id: $id) { state } }", json!({ "id": order_id })).await;
+    let still = gql(
+        &sandbox,
+        &tokens.machine,
+        "query($id: ID!) { order(id: $id) { state } }",
+        json!({ "id": order_id }),
+    )
+    .await;
     assert_eq!(still.data()["order"]["state"], "DRAFT");
 
     // The prescriber signs both in one request.
-    let signed = mutate(&sandbox, &tokens.prescriber, &sign_prescriptions_doc(), json!({ "ids": drafts })).await;
+    let signed = mutate(
+        &sandbox,
+        &tokens.prescriber,
+        &sign_prescriptions_doc(),
+        json!({ "ids": drafts }),
+    )
+    .await;
     for result in signed.as_array().unwrap() {
         assert_eq!(result["state"], "ACTIVE", "{result}");
         assert_eq!(result["prescriber"]["name"], "Ada Quinn");
@@ -66,11 +84,23 @@ async fn machine_syncs_ops_drafts_the_order_prescriber_signs_and_the_order_is_se
     }
 
     // The machine sends the order.
-    let sent = mutate(&sandbox, &tokens.machine, &send_order_doc(), json!({ "id": order_id })).await;
+    let sent = mutate(
+        &sandbox,
+        &tokens.machine,
+        &send_order_doc(),
+        json!({ "id": order_id }),
+    )
+    .await;
     assert_eq!(sent["__typename"], "Order");
     assert_eq!(sent["state"], "PLACED");
     assert!(sent["sentAt"].is_string());
-    assert!(sent["fills"].as_array().unwrap().iter().all(|f| f["state"] == "SENT"));
+    assert!(
+        sent["fills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["state"] == "SENT")
+    );
 }
 
 #[tokio::test]
@@ -88,7 +118,13 @@ async fn an_order_without_pharmacy_is_sent_to_routing() {
     )
     .await;
 
-    let sent = mutate(&sandbox, &tokens.machine, &send_order_doc(), json!({ "id": order["id"] })).await;
+    let sent = mutate(
+        &sandbox,
+        &tokens.machine,
+        &send_order_doc(),
+        json!({ "id": order["id"] }),
+    )
+    .await;
 
     assert_eq!(sent["state"], "ROUTING");
 }
@@ -103,7 +139,13 @@ async fn a_sent_order_cannot_be_sent_again() {
     let order = new_order(&sandbox, &tokens.machine, &patient, &[&rx]).await;
     send(&sandbox, &tokens.machine, &order).await;
 
-    let again = mutate(&sandbox, &tokens.machine, &send_order_doc(), json!({ "id": order })).await;
+    let again = mutate(
+        &sandbox,
+        &tokens.machine,
+        &send_order_doc(),
+        json!({ "id": order }),
+    )
+    .await;
 
     assert_eq!(again["code"], "ORDER_NOT_DRAFT");
 }
@@ -116,7 +158,13 @@ async fn signing_a_signed_prescription_is_refused_as_not_a_draft() {
     let rx = new_draft(&sandbox, &tokens.machine, &patient).await;
     sign(&sandbox, &tokens.prescriber, &rx).await;
 
-    let again = mutate(&sandbox, &tokens.prescriber, &sign_prescription_doc(), json!({ "id": rx })).await;
+    let again = mutate(
+        &sandbox,
+        &tokens.prescriber,
+        &sign_prescription_doc(),
+        json!({ "id": rx }),
+    )
+    .await;
 
     assert_eq!(again["__typename"], "ValidationError");
     assert_eq!(again["code"], "PRESCRIPTION_NOT_DRAFT");
@@ -128,9 +176,21 @@ async fn signing_a_canceled_prescription_is_refused_as_not_a_draft() {
     let tokens = MapleTokens::get(&sandbox).await;
     let patient = new_patient(&sandbox, &tokens.machine).await;
     let rx = new_draft(&sandbox, &tokens.machine, &patient).await;
-    mutate(&sandbox, &tokens.machine, &cancel_prescription_doc(), json!({ "id": rx })).await;
+    mutate(
+        &sandbox,
+        &tokens.machine,
+        &cancel_prescription_doc(),
+        json!({ "id": rx }),
+    )
+    .await;
 
-    let signed = mutate(&sandbox, &tokens.prescriber, &sign_prescription_doc(), json!({ "id": rx })).await;
+    let signed = mutate(
+        &sandbox,
+        &tokens.prescriber,
+        &sign_prescription_doc(),
+        json!({ "id": rx }),
+    )
+    .await;
 
     assert_eq!(signed["code"], "PRESCRIPTION_NOT_DRAFT");
 }
@@ -156,7 +216,13 @@ async fn a_batch_signing_answers_each_id_on_its_own() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| r["code"].as_str().or(r["state"].as_str()).unwrap().to_owned())
+        .map(|r| {
+            r["code"]
+                .as_str()
+                .or(r["state"].as_str())
+                .unwrap()
+                .to_owned()
+        })
         .collect();
     assert_eq!(codes, ["ACTIVE", "NOT_FOUND", "PRESCRIPTION_NOT_DRAFT"]);
 }
@@ -169,9 +235,21 @@ async fn sending_an_order_whose_prescription_was_canceled_is_refused() {
     let rx = new_draft(&sandbox, &tokens.machine, &patient).await;
     sign(&sandbox, &tokens.prescriber, &rx).await;
     let order = new_order(&sandbox, &tokens.machine, &patient, &[&rx]).await;
-    mutate(&sandbox, &tokens.prescriber, &cancel_prescription_doc(), json!({ "id": rx })).await;
+    mutate(
+        &sandbox,
+        &tokens.prescriber,
+        &cancel_prescription_doc(),
+        json!({ "id": rx }),
+    )
+    .await;
 
-    let sent = mutate(&sandbox, &tokens.machine, &send_order_doc(), json!({ "id": order })).await;
+    let sent = mutate(
+        &sandbox,
+        &tokens.machine,
+        &send_order_doc(),
+        json!({ "id": order }),
+    )
+    .await;
 
     assert_eq!(sent["code"], "ORDER_HAS_CANCELED_PRESCRIPTIONS");
 }
@@ -186,10 +264,22 @@ async fn canceling_a_sent_order_cancels_its_fills() {
     let order = new_order(&sandbox, &tokens.machine, &patient, &[&rx]).await;
     send(&sandbox, &tokens.machine, &order).await;
 
-    let canceled = mutate(&sandbox, &tokens.medical_ops, &cancel_order_doc(), json!({ "id": order })).await;
+    let canceled = mutate(
+        &sandbox,
+        &tokens.medical_ops,
+        &cancel_order_doc(),
+        json!({ "id": order }),
+    )
+    .await;
 
     assert_eq!(canceled["state"], "CANCELED");
-    assert!(canceled["fills"].as_array().unwrap().iter().all(|f| f["state"] == "CANCELED"));
+    assert!(
+        canceled["fills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["state"] == "CANCELED")
+    );
 }
 
 #[tokio::test]
@@ -228,7 +318,13 @@ async fn medications_are_searched_case_insensitively_by_name() {
     let sandbox = support::start_demo().await;
     let tokens = MapleTokens::get(&sandbox).await;
 
-    let reply = gql(&sandbox, &tokens.machine, "{ medications(filter: { name: \"LISINO\" }) { name strength } }", json!({})).await;
+    let reply = gql(
+        &sandbox,
+        &tokens.machine,
+        "{ medications(filter: { name: \"LISINO\" }) { name strength } }",
+        json!({}),
+    )
+    .await;
 
     let found = reply.data()["medications"].as_array().unwrap().clone();
     assert!(!found.is_empty());
@@ -240,7 +336,13 @@ async fn the_built_in_catalog_has_at_least_forty_medications_and_ten_pharmacies(
     let sandbox = support::start_demo().await;
     let tokens = MapleTokens::get(&sandbox).await;
 
-    let reply = gql(&sandbox, &tokens.machine, "{ medications(first: 100) { id } pharmacies(first: 100) { id } }", json!({})).await;
+    let reply = gql(
+        &sandbox,
+        &tokens.machine,
+        "{ medications(first: 100) { id } pharmacies(first: 100) { id } }",
+        json!({}),
+    )
+    .await;
 
     assert!(reply.data()["medications"].as_array().unwrap().len() >= 40);
     assert!(reply.data()["pharmacies"].as_array().unwrap().len() >= 10);
@@ -278,7 +380,13 @@ postal_code = "66002"
     let (id, secret) = support::MAPLE_BACKEND;
     let token = support::machine_token(&sandbox, id, secret).await;
 
-    let reply = gql(&sandbox, &token, "{ medications { id } pharmacies { id } }", json!({})).await;
+    let reply = gql(
+        &sandbox,
+        &token,
+        "{ medications { id } pharmacies { id } }",
+        json!({}),
+    )
+    .await;
 
     assert_eq!(
         reply.data(),

@@ -37,7 +37,10 @@ async fn a_list_returns_25_records_by_default_and_says_there_are_more() {
 #[tokio::test]
 async fn the_end_cursor_continues_where_the_page_stopped() {
     let (sandbox, tokens) = sandbox_with_patients(30).await;
-    let first = gql(&sandbox, &tokens.machine, PAGE, json!({})).await.data().clone();
+    let first = gql(&sandbox, &tokens.machine, PAGE, json!({}))
+        .await
+        .data()
+        .clone();
     let cursor = first["patients"]["pageInfo"]["endCursor"].clone();
 
     let second = gql(&sandbox, &tokens.machine, PAGE, json!({ "after": cursor })).await;
@@ -61,7 +64,10 @@ async fn first_100_is_accepted() {
 
     let reply = gql(&sandbox, &tokens.machine, PAGE, json!({ "first": 100 })).await;
 
-    assert_eq!(reply.data()["patients"]["nodes"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        reply.data()["patients"]["nodes"].as_array().unwrap().len(),
+        3
+    );
 }
 
 #[tokio::test]
@@ -88,7 +94,13 @@ async fn a_negative_first_is_refused() {
 async fn a_cursor_not_made_by_the_api_is_refused_with_invalid_input_on_after() {
     let (sandbox, tokens) = sandbox_with_patients(0).await;
 
-    let reply = gql(&sandbox, &tokens.machine, PAGE, json!({ "after": "garbage" })).await;
+    let reply = gql(
+        &sandbox,
+        &tokens.machine,
+        PAGE,
+        json!({ "after": "garbage" }),
+    )
+    .await;
 
     assert_eq!(reply.error_code(), "INVALID_INPUT");
     assert_eq!(reply.error()["extensions"]["field"], "after");
@@ -98,7 +110,11 @@ async fn a_cursor_not_made_by_the_api_is_refused_with_invalid_input_on_after() {
 async fn a_query_deeper_than_the_limit_is_a_graphql_error() {
     let sandbox = support::start_demo().await;
     let tokens = MapleTokens::get(&sandbox).await;
-    let deep = format!("{{ __schema {{ types {{ fields {{ type {{ {} name {} }} }} }} }} }}", "ofType {".repeat(20), "}".repeat(20));
+    let deep = format!(
+        "{{ __schema {{ types {{ fields {{ type {{ {} name {} }} }} }} }} }}",
+        "ofType {".repeat(20),
+        "}".repeat(20)
+    );
 
     let reply = gql(&sandbox, &tokens.machine, &deep, json!({})).await;
 
@@ -118,7 +134,12 @@ async fn thousands_of_nested_selections_are_a_graphql_error_not_a_crash() {
     assert_eq!(reply.status, 200);
     assert_eq!(reply.error_code(), "GRAPHQL_VALIDATION_FAILED");
     // The sandbox still answers.
-    assert_eq!(gql(&sandbox, &tokens.machine, "{ ping }", json!({})).await.data()["ping"], "pong");
+    assert_eq!(
+        gql(&sandbox, &tokens.machine, "{ ping }", json!({}))
+            .await
+            .data()["ping"],
+        "pong"
+    );
 }
 
 #[tokio::test]
@@ -134,7 +155,12 @@ async fn thousands_of_aliased_fields_exceed_the_complexity_limit() {
     assert_eq!(reply.status, 200);
     assert!(reply.body["data"].is_null());
     assert_eq!(reply.error_code(), "GRAPHQL_VALIDATION_FAILED");
-    assert!(reply.error()["message"].as_str().unwrap().contains("complex"));
+    assert!(
+        reply.error()["message"]
+            .as_str()
+            .unwrap()
+            .contains("complex")
+    );
 }
 
 #[tokio::test]
@@ -143,7 +169,9 @@ async fn large_pages_of_nested_records_exceed_the_complexity_limit() {
     let tokens = MapleTokens::get(&sandbox).await;
     let order = "nodes { id state patient { id name { first last full } }
         fills { id state prescription { id state instructions patient { id name { full } } treatment { id name } } } }";
-    let heavy = format!("{{ a: orders(first: 100) {{ {order} }} b: orders(first: 100) {{ {order} }} c: orders(first: 100) {{ {order} }} }}");
+    let heavy = format!(
+        "{{ a: orders(first: 100) {{ {order} }} b: orders(first: 100) {{ {order} }} c: orders(first: 100) {{ {order} }} }}"
+    );
     let heavy = heavy.as_str();
 
     let reply = gql(&sandbox, &tokens.machine, heavy, json!({})).await;
@@ -158,7 +186,9 @@ async fn the_same_selection_with_small_pages_is_accepted() {
     let tokens = MapleTokens::get(&sandbox).await;
     let order = "nodes { id state patient { id name { first last full } }
         fills { id state prescription { id state instructions patient { id name { full } } treatment { id name } } } }";
-    let light = format!("{{ a: orders(first: 10) {{ {order} }} b: orders(first: 10) {{ {order} }} c: orders(first: 10) {{ {order} }} }}");
+    let light = format!(
+        "{{ a: orders(first: 10) {{ {order} }} b: orders(first: 10) {{ {order} }} c: orders(first: 10) {{ {order} }} }}"
+    );
 
     let reply = gql(&sandbox, &tokens.machine, &light, json!({})).await;
 
@@ -171,7 +201,13 @@ async fn signing_more_than_100_prescriptions_at_once_is_refused() {
     let tokens = MapleTokens::get(&sandbox).await;
     let ids: Vec<String> = (0..101).map(|i| format!("rx_{i}")).collect();
 
-    let reply = gql(&sandbox, &tokens.prescriber, &sign_prescriptions_doc(), json!({ "ids": ids })).await;
+    let reply = gql(
+        &sandbox,
+        &tokens.prescriber,
+        &sign_prescriptions_doc(),
+        json!({ "ids": ids }),
+    )
+    .await;
 
     assert_eq!(reply.status, 200);
     assert_eq!(reply.error_code(), "INVALID_INPUT");
@@ -185,7 +221,12 @@ async fn a_body_over_64_kib_is_refused_with_413_not_a_server_error() {
     let padding = " ".repeat(70 * 1024);
     let body = json!({ "query": format!("{{ ping {padding} }}") }).to_string();
 
-    let reply = post_raw(&sandbox, Some(&format!("Bearer {}", tokens.machine)), body.into()).await;
+    let reply = post_raw(
+        &sandbox,
+        Some(&format!("Bearer {}", tokens.machine)),
+        body.into(),
+    )
+    .await;
 
     assert_eq!(reply.status, 413);
 }
@@ -195,7 +236,9 @@ async fn a_chunked_body_over_64_kib_is_refused_with_a_graphql_shaped_413() {
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
     let sandbox = support::start_demo().await;
     let tokens = MapleTokens::get(&sandbox).await;
-    let mut stream = tokio::net::TcpStream::connect(sandbox.addr()).await.unwrap();
+    let mut stream = tokio::net::TcpStream::connect(sandbox.addr())
+        .await
+        .unwrap();
     let head = format!(
         "POST /graphql HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\n\
          Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
@@ -224,7 +267,12 @@ async fn a_body_that_is_not_a_graphql_request_is_a_400_with_a_code() {
     let sandbox = support::start_demo().await;
     let tokens = MapleTokens::get(&sandbox).await;
 
-    let reply = post_raw(&sandbox, Some(&format!("Bearer {}", tokens.machine)), "{\"nope\": 1}".into()).await;
+    let reply = post_raw(
+        &sandbox,
+        Some(&format!("Bearer {}", tokens.machine)),
+        "{\"nope\": 1}".into(),
+    )
+    .await;
 
     assert_eq!(reply.status, 400);
     assert_eq!(reply.error_code(), "BAD_REQUEST");

@@ -20,7 +20,12 @@ enum Actor {
     FrontDesk,
 }
 
-const ACTORS: [Actor; 4] = [Actor::Prescriber, Actor::MedicalOps, Actor::Machine, Actor::FrontDesk];
+const ACTORS: [Actor; 4] = [
+    Actor::Prescriber,
+    Actor::MedicalOps,
+    Actor::Machine,
+    Actor::FrontDesk,
+];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Op {
@@ -76,13 +81,23 @@ const TABLE: &[(Op, [Expect; 4])] = &[
     (Op::UpdatePatient, [Y, Y, Y, Y]),
     (
         Op::CreatePrescription,
-        [Y, Y, Y, N("PRESCRIPTION_DRAFTING_UNAUTHORIZED", "read:prescription")],
+        [
+            Y,
+            Y,
+            Y,
+            N("PRESCRIPTION_DRAFTING_UNAUTHORIZED", "read:prescription"),
+        ],
     ),
     (Op::SignPrescription, [Y, SIGN, SIGN, SIGN]),
     (Op::SignPrescriptions, [Y, SIGN, SIGN, SIGN]),
     (
         Op::CancelDraftPrescription,
-        [Y, Y, Y, N("PRESCRIPTION_CANCELING_UNAUTHORIZED", "read:prescription")],
+        [
+            Y,
+            Y,
+            Y,
+            N("PRESCRIPTION_CANCELING_UNAUTHORIZED", "read:prescription"),
+        ],
     ),
     (
         Op::CancelSignedPrescription,
@@ -94,9 +109,15 @@ const TABLE: &[(Op, [Expect; 4])] = &[
         ],
     ),
     (Op::CreateOrder, [Y, Y, Y, Y]),
-    (Op::SendOrder, [Y, Y, Y, N("ORDER_SENDING_UNAUTHORIZED", "write:order")]),
+    (
+        Op::SendOrder,
+        [Y, Y, Y, N("ORDER_SENDING_UNAUTHORIZED", "write:order")],
+    ),
     (Op::CancelDraftOrder, [Y, Y, Y, Y]),
-    (Op::CancelSentOrder, [Y, Y, Y, N("ORDER_CANCELING_UNAUTHORIZED", "write:order")]),
+    (
+        Op::CancelSentOrder,
+        [Y, Y, Y, N("ORDER_CANCELING_UNAUTHORIZED", "write:order")],
+    ),
 ];
 
 struct Tokens {
@@ -150,7 +171,11 @@ fn request(op: Op, r: &Records) -> (String, Value, Option<&'static str>) {
         Op::Ping => q("{ ping }"),
         Op::Me => q("{ me { kind id } }"),
         Op::Patients => q("{ patients { nodes { id } } }"),
-        Op::Patient => ("query($id: ID!) { patient(id: $id) { id } }".into(), json!({ "id": r.patient }), None),
+        Op::Patient => (
+            "query($id: ID!) { patient(id: $id) { id } }".into(),
+            json!({ "id": r.patient }),
+            None,
+        ),
         Op::Prescriptions => q("{ prescriptions { nodes { id } } }"),
         Op::Prescription => (
             "query($id: ID!) { prescription(id: $id) { id } }".into(),
@@ -158,10 +183,18 @@ fn request(op: Op, r: &Records) -> (String, Value, Option<&'static str>) {
             None,
         ),
         Op::Orders => q("{ orders { nodes { id } } }"),
-        Op::Order => ("query($id: ID!) { order(id: $id) { id } }".into(), json!({ "id": r.draft_order }), None),
+        Op::Order => (
+            "query($id: ID!) { order(id: $id) { id } }".into(),
+            json!({ "id": r.draft_order }),
+            None,
+        ),
         Op::Medications => q("{ medications(filter: { name: \"amox\" }) { id } }"),
         Op::Pharmacies => q("{ pharmacies(name: \"maple\") { id } }"),
-        Op::CreatePatient => (create_patient_doc(), json!({ "input": patient_input(None) }), Some("Patient")),
+        Op::CreatePatient => (
+            create_patient_doc(),
+            json!({ "input": patient_input(None) }),
+            Some("Patient"),
+        ),
         Op::UpdatePatient => (
             update_patient_doc(),
             json!({ "id": r.patient, "input": { "phone": "503-555-0100" } }),
@@ -172,18 +205,46 @@ fn request(op: Op, r: &Records) -> (String, Value, Option<&'static str>) {
             json!({ "input": prescription_input(&r.patient, None) }),
             Some("Prescription"),
         ),
-        Op::SignPrescription => (sign_prescription_doc(), json!({ "id": r.draft }), Some("Prescription")),
-        Op::SignPrescriptions => (sign_prescriptions_doc(), json!({ "ids": [r.draft] }), Some("Prescription")),
-        Op::CancelDraftPrescription => (cancel_prescription_doc(), json!({ "id": r.draft }), Some("Prescription")),
-        Op::CancelSignedPrescription => (cancel_prescription_doc(), json!({ "id": r.signed }), Some("Prescription")),
+        Op::SignPrescription => (
+            sign_prescription_doc(),
+            json!({ "id": r.draft }),
+            Some("Prescription"),
+        ),
+        Op::SignPrescriptions => (
+            sign_prescriptions_doc(),
+            json!({ "ids": [r.draft] }),
+            Some("Prescription"),
+        ),
+        Op::CancelDraftPrescription => (
+            cancel_prescription_doc(),
+            json!({ "id": r.draft }),
+            Some("Prescription"),
+        ),
+        Op::CancelSignedPrescription => (
+            cancel_prescription_doc(),
+            json!({ "id": r.signed }),
+            Some("Prescription"),
+        ),
         Op::CreateOrder => (
             create_order_doc(),
             json!({ "input": order_input(&r.patient, &[&r.signed], None) }),
             Some("Order"),
         ),
-        Op::SendOrder => (send_order_doc(), json!({ "id": r.draft_order }), Some("Order")),
-        Op::CancelDraftOrder => (cancel_order_doc(), json!({ "id": r.draft_order }), Some("Order")),
-        Op::CancelSentOrder => (cancel_order_doc(), json!({ "id": r.sent_order }), Some("Order")),
+        Op::SendOrder => (
+            send_order_doc(),
+            json!({ "id": r.draft_order }),
+            Some("Order"),
+        ),
+        Op::CancelDraftOrder => (
+            cancel_order_doc(),
+            json!({ "id": r.draft_order }),
+            Some("Order"),
+        ),
+        Op::CancelSentOrder => (
+            cancel_order_doc(),
+            json!({ "id": r.sent_order }),
+            Some("Order"),
+        ),
     }
 }
 
@@ -205,7 +266,9 @@ fn check(reply: &Reply, record_type: Option<&str>, expect: Expect) -> Result<(),
             _ => Err(format!("expected {expect:?}, got {body}")),
         },
         Some(typename) => {
-            let data = body["data"].as_object().ok_or_else(|| format!("no data: {body}"))?;
+            let data = body["data"]
+                .as_object()
+                .ok_or_else(|| format!("no data: {body}"))?;
             let result = data.values().next().unwrap();
             // signPrescriptions answers a list: one result per id.
             let result = result.as_array().map_or(result, |list| &list[0]);
@@ -248,7 +311,11 @@ async fn every_cell_of_the_permission_table_answers_as_the_contract_says() {
         }
     }
 
-    assert!(mismatches.is_empty(), "cells that differ from the table:\n{}", mismatches.join("\n"));
+    assert!(
+        mismatches.is_empty(),
+        "cells that differ from the table:\n{}",
+        mismatches.join("\n")
+    );
 }
 
 #[tokio::test]
@@ -258,12 +325,23 @@ async fn a_machine_token_signing_is_refused_with_the_contracts_error() {
     let patient = new_patient(&sandbox, &tokens.machine).await;
     let draft = new_draft(&sandbox, &tokens.machine, &patient).await;
 
-    let result = mutate(&sandbox, &tokens.machine, &sign_prescription_doc(), json!({ "id": draft })).await;
+    let result = mutate(
+        &sandbox,
+        &tokens.machine,
+        &sign_prescription_doc(),
+        json!({ "id": draft }),
+    )
+    .await;
 
     assert_eq!(result["__typename"], "UnauthorizedError");
     assert_eq!(result["code"], "PRESCRIPTION_SIGNING_UNAUTHORIZED");
     assert_eq!(result["requiredPermission"], "write:prescription");
-    assert!(result["message"].as_str().unwrap().contains("not authorized to sign prescriptions"));
+    assert!(
+        result["message"]
+            .as_str()
+            .unwrap()
+            .contains("not authorized to sign prescriptions")
+    );
 }
 
 #[tokio::test]
@@ -275,7 +353,15 @@ async fn a_machine_token_signing_twice_gets_the_same_answer() {
     let sign = |t: String| {
         let sandbox = &sandbox;
         let draft = draft.clone();
-        async move { mutate(sandbox, &t, &sign_prescription_doc(), json!({ "id": draft })).await }
+        async move {
+            mutate(
+                sandbox,
+                &t,
+                &sign_prescription_doc(),
+                json!({ "id": draft }),
+            )
+            .await
+        }
     };
 
     let first = sign(tokens.machine.clone()).await;
@@ -292,7 +378,13 @@ async fn a_refused_signing_leaves_the_draft_a_draft() {
     let patient = new_patient(&sandbox, &tokens.machine).await;
     let draft = new_draft(&sandbox, &tokens.machine, &patient).await;
 
-    mutate(&sandbox, &tokens.medical_ops, &sign_prescription_doc(), json!({ "id": draft })).await;
+    mutate(
+        &sandbox,
+        &tokens.medical_ops,
+        &sign_prescription_doc(),
+        json!({ "id": draft }),
+    )
+    .await;
 
     let reply = gql(
         &sandbox,
@@ -314,8 +406,20 @@ async fn the_permission_check_comes_before_the_lookup_so_unknown_ids_are_refused
     let patient = new_patient(&sandbox, &tokens.machine).await;
     let draft = new_draft(&sandbox, &tokens.machine, &patient).await;
 
-    let existing = mutate(&sandbox, &tokens.machine, &sign_prescription_doc(), json!({ "id": draft })).await;
-    let unknown = mutate(&sandbox, &tokens.machine, &sign_prescription_doc(), json!({ "id": "rx_nope" })).await;
+    let existing = mutate(
+        &sandbox,
+        &tokens.machine,
+        &sign_prescription_doc(),
+        json!({ "id": draft }),
+    )
+    .await;
+    let unknown = mutate(
+        &sandbox,
+        &tokens.machine,
+        &sign_prescription_doc(),
+        json!({ "id": "rx_nope" }),
+    )
+    .await;
 
     assert_eq!(existing, unknown);
     assert_eq!(unknown["code"], "PRESCRIPTION_SIGNING_UNAUTHORIZED");
@@ -329,11 +433,21 @@ async fn a_batch_signing_by_a_machine_refuses_every_id() {
     let a = new_draft(&sandbox, &tokens.machine, &patient).await;
     let b = new_draft(&sandbox, &tokens.machine, &patient).await;
 
-    let results = mutate(&sandbox, &tokens.machine, &sign_prescriptions_doc(), json!({ "ids": [a, b] })).await;
+    let results = mutate(
+        &sandbox,
+        &tokens.machine,
+        &sign_prescriptions_doc(),
+        json!({ "ids": [a, b] }),
+    )
+    .await;
 
     let results = results.as_array().unwrap();
     assert_eq!(results.len(), 2);
-    assert!(results.iter().all(|r| r["code"] == "PRESCRIPTION_SIGNING_UNAUTHORIZED"));
+    assert!(
+        results
+            .iter()
+            .all(|r| r["code"] == "PRESCRIPTION_SIGNING_UNAUTHORIZED")
+    );
 }
 
 #[tokio::test]
@@ -354,9 +468,16 @@ async fn a_nested_patient_needs_read_patient_even_inside_a_readable_prescription
     .await;
 
     assert_eq!(reply.status, 200);
-    assert!(reply.body["data"]["prescription"]["patient"].is_null(), "patient leaked: {}", reply.body);
+    assert!(
+        reply.body["data"]["prescription"]["patient"].is_null(),
+        "patient leaked: {}",
+        reply.body
+    );
     assert_eq!(reply.error_code(), "PATIENT_READ_UNAUTHORIZED");
-    assert_eq!(reply.error()["extensions"]["requiredPermission"], "read:patient");
+    assert_eq!(
+        reply.error()["extensions"]["requiredPermission"],
+        "read:patient"
+    );
 }
 
 #[tokio::test]
@@ -364,13 +485,27 @@ async fn a_query_without_its_read_permission_names_the_permission() {
     let sandbox = start_custom().await;
     let rx_viewer = support::user_token(&sandbox, RITA, support::DEMO_PASSWORD, None).await;
 
-    let reply = gql(&sandbox, &rx_viewer, "{ orders { nodes { id } } }", json!({})).await;
+    let reply = gql(
+        &sandbox,
+        &rx_viewer,
+        "{ orders { nodes { id } } }",
+        json!({}),
+    )
+    .await;
 
     assert_eq!(reply.status, 200);
     assert_eq!(reply.body["data"], serde_json::Value::Null);
     assert_eq!(reply.error_code(), "ORDER_READ_UNAUTHORIZED");
-    assert_eq!(reply.error()["extensions"]["requiredPermission"], "read:order");
-    assert!(reply.error()["message"].as_str().unwrap().contains("not authorized to read orders"));
+    assert_eq!(
+        reply.error()["extensions"]["requiredPermission"],
+        "read:order"
+    );
+    assert!(
+        reply.error()["message"]
+            .as_str()
+            .unwrap()
+            .contains("not authorized to read orders")
+    );
 }
 
 #[tokio::test]
@@ -378,7 +513,13 @@ async fn a_patient_write_refusal_names_write_patient() {
     let sandbox = start_custom().await;
     let rx_viewer = support::user_token(&sandbox, RITA, support::DEMO_PASSWORD, None).await;
 
-    let result = mutate(&sandbox, &rx_viewer, &create_patient_doc(), json!({ "input": patient_input(None) })).await;
+    let result = mutate(
+        &sandbox,
+        &rx_viewer,
+        &create_patient_doc(),
+        json!({ "input": patient_input(None) }),
+    )
+    .await;
 
     assert_eq!(result["__typename"], "UnauthorizedError");
     assert_eq!(result["code"], "PATIENT_WRITE_UNAUTHORIZED");

@@ -32,10 +32,17 @@ async fn a_restart_on_the_same_data_dir_keeps_patients_prescriptions_and_orders(
         order(id: $o) { state sentAt pharmacy { id } fills { state prescription { id } } }
     }";
     let vars = json!({ "p": patient, "s": signed, "d": draft, "o": order });
-    let before = gql(&first, &tokens.machine, query, vars.clone()).await.data().clone();
+    let before = gql(&first, &tokens.machine, query, vars.clone())
+        .await
+        .data()
+        .clone();
     first.shutdown().await;
 
-    let second = support::start_with(Config { listen: addr, ..config }).await;
+    let second = support::start_with(Config {
+        listen: addr,
+        ..config
+    })
+    .await;
     let after = gql(&second, &tokens.machine, query, vars).await;
 
     assert_eq!(after.data(), &before);
@@ -55,13 +62,29 @@ async fn after_a_restart_drafts_can_still_be_signed_and_external_ids_still_dedup
     let addr = first.addr();
     let tokens = MapleTokens::get(&first).await;
     let input = json!({ "input": patient_input(Some("ehr-restart")) });
-    let created = mutate(&first, &tokens.machine, &create_patient_doc(), input.clone()).await;
+    let created = mutate(
+        &first,
+        &tokens.machine,
+        &create_patient_doc(),
+        input.clone(),
+    )
+    .await;
     let draft = new_draft(&first, &tokens.machine, created["id"].as_str().unwrap()).await;
     first.shutdown().await;
 
-    let second = support::start_with(Config { listen: addr, ..config }).await;
+    let second = support::start_with(Config {
+        listen: addr,
+        ..config
+    })
+    .await;
     let retried = mutate(&second, &tokens.machine, &create_patient_doc(), input).await;
-    let signed = mutate(&second, &tokens.prescriber, &sign_prescription_doc(), json!({ "id": draft })).await;
+    let signed = mutate(
+        &second,
+        &tokens.prescriber,
+        &sign_prescription_doc(),
+        json!({ "id": draft }),
+    )
+    .await;
 
     assert_eq!(retried["id"], created["id"]);
     assert_eq!(signed["state"], "ACTIVE");

@@ -8,7 +8,6 @@
 
 use async_graphql::ErrorExtensions as _;
 
-
 use crate::auth::claims::AccessClaims;
 use crate::store::StoreError;
 
@@ -201,7 +200,9 @@ pub fn require_read(caller: &Caller, permission: Permission) -> Result<(), ApiEr
     }
     let (code, what) = match permission {
         Permission::ReadPatient => (codes::PATIENT_READ_UNAUTHORIZED, "read patients"),
-        Permission::ReadPrescription => (codes::PRESCRIPTION_READ_UNAUTHORIZED, "read prescriptions"),
+        Permission::ReadPrescription => {
+            (codes::PRESCRIPTION_READ_UNAUTHORIZED, "read prescriptions")
+        }
         Permission::ReadOrder => (codes::ORDER_READ_UNAUTHORIZED, "read orders"),
         // Queries only ever need read: permissions.
         Permission::WritePatient | Permission::WritePrescription | Permission::WriteOrder => {
@@ -210,7 +211,10 @@ pub fn require_read(caller: &Caller, permission: Permission) -> Result<(), ApiEr
     };
     Err(ApiError::Forbidden(Refusal::new(
         code,
-        format!("The caller is not authorized to {what}: the token lacks {}", permission.as_str()),
+        format!(
+            "The caller is not authorized to {what}: the token lacks {}",
+            permission.as_str()
+        ),
         permission,
     )))
 }

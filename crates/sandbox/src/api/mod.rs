@@ -86,11 +86,18 @@ async fn graphql(
             return request_error(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 codes::REQUEST_TOO_LARGE,
-                &format!("The request body is larger than {} bytes", crate::server::MAX_BODY_BYTES),
+                &format!(
+                    "The request body is larger than {} bytes",
+                    crate::server::MAX_BODY_BYTES
+                ),
             );
         }
         Err(rejection) => {
-            return request_error(rejection.status(), codes::BAD_REQUEST, "The request body could not be read");
+            return request_error(
+                rejection.status(),
+                codes::BAD_REQUEST,
+                "The request body could not be read",
+            );
         }
     };
     let request: async_graphql::Request = match serde_json::from_slice(&body) {

@@ -10,11 +10,13 @@ use time::Duration;
 use super::errors::{ApiError, Caller, Invalid, Permission, Refusal, codes};
 use super::trace::traced_result;
 use super::types::{
-    AddressInput, CreateOrderInput, CreatePatientInput, CreatePrescriptionInput, Order, OrderResult, Patient,
-    PatientResult, Prescription, PrescriptionResult, UpdatePatientInput,
+    AddressInput, CreateOrderInput, CreatePatientInput, CreatePrescriptionInput, Order,
+    OrderResult, Patient, PatientResult, Prescription, PrescriptionResult, UpdatePatientInput,
 };
 use super::validate::{self, AddressParts, MAX_SHORT, MAX_TEXT};
-use crate::store::orders::{CancelOutcome as OrderCancel, CreateOutcome as OrderCreate, NewOrder, SendOutcome};
+use crate::store::orders::{
+    CancelOutcome as OrderCancel, CreateOutcome as OrderCreate, NewOrder, SendOutcome,
+};
 use crate::store::patients::{NewPatient, PatientChanges};
 use crate::store::prescriptions::{
     CancelOutcome as RxCancel, CreateOutcome as RxCreate, NewPrescription, Prescriber, SignOutcome,
@@ -31,15 +33,22 @@ pub const MAX_FILLS: usize = 50;
 pub struct Mutation;
 
 fn parts<'a>(ctx: &Context<'a>) -> Result<(&'a Caller, Db), ApiError> {
-    let caller = ctx.data::<Caller>().map_err(|_| ApiError::Internal("no caller in context"))?;
-    let db = ctx.data::<Db>().map_err(|_| ApiError::Internal("no database in context"))?;
+    let caller = ctx
+        .data::<Caller>()
+        .map_err(|_| ApiError::Internal("no caller in context"))?;
+    let db = ctx
+        .data::<Db>()
+        .map_err(|_| ApiError::Internal("no database in context"))?;
     Ok((caller, db.clone()))
 }
 
 fn refuse(code: &'static str, what: &str, permission: Permission) -> Refusal {
     Refusal::new(
         code,
-        format!("The caller is not authorized to {what}: the token lacks {}", permission.as_str()),
+        format!(
+            "The caller is not authorized to {what}: the token lacks {}",
+            permission.as_str()
+        ),
         permission,
     )
 }
@@ -69,8 +78,11 @@ fn name_parts(
 
 fn new_patient(input: CreatePatientInput) -> Result<NewPatient, Invalid> {
     let external_id = validate::external_id(input.external_id.as_deref())?;
-    let (first_name, middle_name, last_name) =
-        name_parts(&input.name.first, input.name.middle.as_deref(), &input.name.last)?;
+    let (first_name, middle_name, last_name) = name_parts(
+        &input.name.first,
+        input.name.middle.as_deref(),
+        &input.name.last,
+    )?;
     let date_of_birth = validate::birth_date("dateOfBirth", &input.date_of_birth)?;
     let gender = validate::optional("gender", input.gender.as_deref(), MAX_SHORT)?;
     let email = validate::optional("email", input.email.as_deref(), MAX_SHORT)?
@@ -119,7 +131,9 @@ fn patient_changes(input: UpdatePatientInput) -> Result<PatientChanges, Invalid>
         .date_of_birth
         .map(|d| validate::birth_date("dateOfBirth", &d))
         .transpose()?;
-    let gender = clearable(input.gender, |g| validate::optional("gender", Some(&g), MAX_SHORT))?;
+    let gender = clearable(input.gender, |g| {
+        validate::optional("gender", Some(&g), MAX_SHORT)
+    })?;
     let email = clearable(input.email, |e| {
         validate::optional("email", Some(&e), MAX_SHORT)?
             .map(|e| validate::email("email", &e))
@@ -130,7 +144,9 @@ fn patient_changes(input: UpdatePatientInput) -> Result<PatientChanges, Invalid>
             .map(|p| validate::phone("phone", &p))
             .transpose()
     })?;
-    let address = clearable(input.address, |a| validate::address("address", address_parts(&a)).map(Some))?;
+    let address = clearable(input.address, |a| {
+        validate::address("address", address_parts(&a)).map(Some)
+    })?;
     Ok(PatientChanges {
         name,
         date_of_birth,
@@ -161,7 +177,10 @@ fn new_prescription(input: CreatePrescriptionInput) -> Result<NewPrescription, I
         ));
     }
     if !(1..=365).contains(&input.days_supply) {
-        return Err(Invalid::input("daysSupply", "daysSupply must be between 1 and 365"));
+        return Err(Invalid::input(
+            "daysSupply",
+            "daysSupply must be between 1 and 365",
+        ));
     }
     let instructions = validate::required("instructions", &input.instructions, MAX_TEXT)?;
     let notes = validate::optional("notes", input.notes.as_deref(), MAX_TEXT)?;
@@ -196,14 +215,20 @@ fn new_order(input: CreateOrderInput) -> Result<NewOrder, Invalid> {
         return Err(Invalid::input("fills", "an order needs at least one fill"));
     }
     if input.fills.len() > MAX_FILLS {
-        return Err(Invalid::input("fills", format!("an order has at most {MAX_FILLS} fills")));
+        return Err(Invalid::input(
+            "fills",
+            format!("an order has at most {MAX_FILLS} fills"),
+        ));
     }
     let mut prescription_ids: Vec<String> = Vec::with_capacity(input.fills.len());
     for (i, fill) in input.fills.iter().enumerate() {
         let field = format!("fills[{i}].prescriptionId");
         let id = validate::required(&field, &fill.prescription_id, MAX_SHORT)?;
         if prescription_ids.contains(&id) {
-            return Err(Invalid::input(field, "the same prescription appears twice in the order"));
+            return Err(Invalid::input(
+                field,
+                "the same prescription appears twice in the order",
+            ));
         }
         prescription_ids.push(id);
     }
@@ -262,13 +287,16 @@ async fn signer(caller: &Caller, db: &Db) -> Result<Result<Prescriber, Refusal>,
 fn sign_result(outcome: SignOutcome) -> PrescriptionResult {
     match outcome {
         SignOutcome::Signed(p) => PrescriptionResult::Prescription(Prescription(p)),
-        SignOutcome::NotFound => {
-            PrescriptionResult::ValidationError(Invalid::not_found("id", "no such prescription").into())
-        }
+        SignOutcome::NotFound => PrescriptionResult::ValidationError(
+            Invalid::not_found("id", "no such prescription").into(),
+        ),
         SignOutcome::NotDraft(p) => PrescriptionResult::ValidationError(
             Invalid::state(
                 codes::PRESCRIPTION_NOT_DRAFT,
-                format!("only a DRAFT prescription can be signed; this one is {}", p.state),
+                format!(
+                    "only a DRAFT prescription can be signed; this one is {}",
+                    p.state
+                ),
                 Some("id"),
             )
             .into(),
@@ -280,11 +308,19 @@ fn sign_result(outcome: SignOutcome) -> PrescriptionResult {
 impl Mutation {
     /// Adds a patient (`write:patient`). With an `externalId` already used in the
     /// organization, returns that patient instead.
-    async fn create_patient(&self, ctx: &Context<'_>, input: CreatePatientInput) -> async_graphql::Result<PatientResult> {
+    async fn create_patient(
+        &self,
+        ctx: &Context<'_>,
+        input: CreatePatientInput,
+    ) -> async_graphql::Result<PatientResult> {
         traced_result("createPatient", async {
             let (caller, db) = parts(ctx)?;
             if !caller.has(Permission::WritePatient) {
-                let r = refuse(codes::PATIENT_WRITE_UNAUTHORIZED, "add or change patients", Permission::WritePatient);
+                let r = refuse(
+                    codes::PATIENT_WRITE_UNAUTHORIZED,
+                    "add or change patients",
+                    Permission::WritePatient,
+                );
                 return Ok(PatientResult::UnauthorizedError(r.into()));
             }
             let new = match new_patient(input) {
@@ -292,7 +328,9 @@ impl Mutation {
                 Err(invalid) => return Ok(PatientResult::ValidationError(invalid.into())),
             };
             let org = caller.org().to_owned();
-            let created = db.call(move |conn| store::patients::create(conn, &org, new)).await?;
+            let created = db
+                .call(move |conn| store::patients::create(conn, &org, new))
+                .await?;
             Ok(PatientResult::Patient(Patient::from(created.into_inner())))
         })
         .await
@@ -308,7 +346,11 @@ impl Mutation {
         traced_result("updatePatient", async {
             let (caller, db) = parts(ctx)?;
             if !caller.has(Permission::WritePatient) {
-                let r = refuse(codes::PATIENT_WRITE_UNAUTHORIZED, "add or change patients", Permission::WritePatient);
+                let r = refuse(
+                    codes::PATIENT_WRITE_UNAUTHORIZED,
+                    "add or change patients",
+                    Permission::WritePatient,
+                );
                 return Ok(PatientResult::UnauthorizedError(r.into()));
             }
             let changes = match patient_changes(input) {
@@ -321,7 +363,9 @@ impl Mutation {
                 .await?;
             Ok(match updated {
                 Some(p) => PatientResult::Patient(Patient::from(p)),
-                None => PatientResult::ValidationError(Invalid::not_found("id", "no such patient").into()),
+                None => PatientResult::ValidationError(
+                    Invalid::not_found("id", "no such patient").into(),
+                ),
             })
         })
         .await
@@ -349,14 +393,22 @@ impl Mutation {
                 Err(invalid) => return Ok(PrescriptionResult::ValidationError(invalid.into())),
             };
             let org = caller.org().to_owned();
-            let outcome = db.call(move |conn| store::prescriptions::create(conn, &org, new)).await?;
+            let outcome = db
+                .call(move |conn| store::prescriptions::create(conn, &org, new))
+                .await?;
             Ok(match outcome {
-                RxCreate::Done(created) => PrescriptionResult::Prescription(Prescription(created.into_inner())),
+                RxCreate::Done(created) => {
+                    PrescriptionResult::Prescription(Prescription(created.into_inner()))
+                }
                 RxCreate::PatientNotFound => PrescriptionResult::ValidationError(
                     Invalid::not_found("patientId", "no such patient in this organization").into(),
                 ),
                 RxCreate::TreatmentNotFound => PrescriptionResult::ValidationError(
-                    Invalid::not_found("treatmentId", "treatmentId is not in the medication catalog").into(),
+                    Invalid::not_found(
+                        "treatmentId",
+                        "treatmentId is not in the medication catalog",
+                    )
+                    .into(),
                 ),
             })
         })
@@ -365,7 +417,11 @@ impl Mutation {
 
     /// Signs a draft (`write:prescription`, user tokens of providers only):
     /// `DRAFT` → `ACTIVE`, prescriber and `writtenAt` set.
-    async fn sign_prescription(&self, ctx: &Context<'_>, id: ID) -> async_graphql::Result<PrescriptionResult> {
+    async fn sign_prescription(
+        &self,
+        ctx: &Context<'_>,
+        id: ID,
+    ) -> async_graphql::Result<PrescriptionResult> {
         traced_result("signPrescription", async {
             let (caller, db) = parts(ctx)?;
             let prescriber = match signer(caller, &db).await? {
@@ -376,7 +432,9 @@ impl Mutation {
             let mut outcomes = db
                 .call(move |conn| store::prescriptions::sign(conn, &org, &[id.0], &prescriber))
                 .await?;
-            let outcome = outcomes.pop().ok_or(ApiError::Internal("signing returned no outcome"))?;
+            let outcome = outcomes
+                .pop()
+                .ok_or(ApiError::Internal("signing returned no outcome"))?;
             Ok(sign_result(outcome))
         })
         .await
@@ -417,7 +475,11 @@ impl Mutation {
 
     /// Cancels a prescription: a draft with `read:prescription`, a signed one only
     /// with `write:prescription`. Canceling a canceled prescription returns it.
-    async fn cancel_prescription(&self, ctx: &Context<'_>, id: ID) -> async_graphql::Result<PrescriptionResult> {
+    async fn cancel_prescription(
+        &self,
+        ctx: &Context<'_>,
+        id: ID,
+    ) -> async_graphql::Result<PrescriptionResult> {
         traced_result("cancelPrescription", async {
             let (caller, db) = parts(ctx)?;
             if !caller.has(Permission::ReadPrescription) {
@@ -428,16 +490,17 @@ impl Mutation {
                 );
                 return Ok(PrescriptionResult::UnauthorizedError(r.into()));
             }
-            let may_cancel_signed = !caller.is_machine() && caller.has(Permission::WritePrescription);
+            let may_cancel_signed =
+                !caller.is_machine() && caller.has(Permission::WritePrescription);
             let org = caller.org().to_owned();
             let outcome = db
                 .call(move |conn| store::prescriptions::cancel(conn, &org, &id, may_cancel_signed))
                 .await?;
             Ok(match outcome {
                 RxCancel::Canceled(p) => PrescriptionResult::Prescription(Prescription(p)),
-                RxCancel::NotFound => {
-                    PrescriptionResult::ValidationError(Invalid::not_found("id", "no such prescription").into())
-                }
+                RxCancel::NotFound => PrescriptionResult::ValidationError(
+                    Invalid::not_found("id", "no such prescription").into(),
+                ),
                 RxCancel::SignedNeedsWrite => PrescriptionResult::UnauthorizedError(
                     refuse(
                         codes::PRESCRIPTION_CANCELING_UNAUTHORIZED,
@@ -454,11 +517,19 @@ impl Mutation {
     /// Drafts an order (`read:order`): state `DRAFT`. Every prescription must be
     /// the patient's and not canceled. With an `externalId` already used in the
     /// organization, returns that order.
-    async fn create_order(&self, ctx: &Context<'_>, input: CreateOrderInput) -> async_graphql::Result<OrderResult> {
+    async fn create_order(
+        &self,
+        ctx: &Context<'_>,
+        input: CreateOrderInput,
+    ) -> async_graphql::Result<OrderResult> {
         traced_result("createOrder", async {
             let (caller, db) = parts(ctx)?;
             if !caller.has(Permission::ReadOrder) {
-                let r = refuse(codes::ORDER_DRAFTING_UNAUTHORIZED, "draft orders", Permission::ReadOrder);
+                let r = refuse(
+                    codes::ORDER_DRAFTING_UNAUTHORIZED,
+                    "draft orders",
+                    Permission::ReadOrder,
+                );
                 return Ok(OrderResult::UnauthorizedError(r.into()));
             }
             let new = match new_order(input) {
@@ -466,19 +537,29 @@ impl Mutation {
                 Err(invalid) => return Ok(OrderResult::ValidationError(invalid.into())),
             };
             let org = caller.org().to_owned();
-            let outcome = db.call(move |conn| store::orders::create(conn, &org, new)).await?;
+            let outcome = db
+                .call(move |conn| store::orders::create(conn, &org, new))
+                .await?;
             let fill = |i: usize| format!("fills[{i}].prescriptionId");
             let invalid = match outcome {
-                OrderCreate::Done(created) => return Ok(OrderResult::Order(Order(created.into_inner()))),
-                OrderCreate::PatientNotFound => Invalid::not_found("patientId", "no such patient in this organization"),
-                OrderCreate::PharmacyNotFound => Invalid::not_found("pharmacyId", "pharmacyId is not a known pharmacy"),
+                OrderCreate::Done(created) => {
+                    return Ok(OrderResult::Order(Order(created.into_inner())));
+                }
+                OrderCreate::PatientNotFound => {
+                    Invalid::not_found("patientId", "no such patient in this organization")
+                }
+                OrderCreate::PharmacyNotFound => {
+                    Invalid::not_found("pharmacyId", "pharmacyId is not a known pharmacy")
+                }
                 OrderCreate::PrescriptionNotFound(i) => {
                     Invalid::not_found(fill(i), "no such prescription in this organization")
                 }
                 OrderCreate::PrescriptionOfAnotherPatient(i) => {
                     Invalid::input(fill(i), "the prescription belongs to another patient")
                 }
-                OrderCreate::PrescriptionCanceled(i) => Invalid::input(fill(i), "the prescription is canceled"),
+                OrderCreate::PrescriptionCanceled(i) => {
+                    Invalid::input(fill(i), "the prescription is canceled")
+                }
             };
             Ok(OrderResult::ValidationError(invalid.into()))
         })
@@ -526,7 +607,11 @@ impl Mutation {
         traced_result("cancelOrder", async {
             let (caller, db) = parts(ctx)?;
             if !caller.has(Permission::ReadOrder) {
-                let r = refuse(codes::ORDER_CANCELING_UNAUTHORIZED, "cancel orders", Permission::ReadOrder);
+                let r = refuse(
+                    codes::ORDER_CANCELING_UNAUTHORIZED,
+                    "cancel orders",
+                    Permission::ReadOrder,
+                );
                 return Ok(OrderResult::UnauthorizedError(r.into()));
             }
             let may_cancel_sent = caller.has(Permission::WriteOrder);
@@ -536,9 +621,16 @@ impl Mutation {
                 .await?;
             Ok(match outcome {
                 OrderCancel::Canceled(o) => OrderResult::Order(Order(o)),
-                OrderCancel::NotFound => OrderResult::ValidationError(Invalid::not_found("id", "no such order").into()),
+                OrderCancel::NotFound => {
+                    OrderResult::ValidationError(Invalid::not_found("id", "no such order").into())
+                }
                 OrderCancel::SentNeedsWrite => OrderResult::UnauthorizedError(
-                    refuse(codes::ORDER_CANCELING_UNAUTHORIZED, "cancel sent orders", Permission::WriteOrder).into(),
+                    refuse(
+                        codes::ORDER_CANCELING_UNAUTHORIZED,
+                        "cancel sent orders",
+                        Permission::WriteOrder,
+                    )
+                    .into(),
                 ),
             })
         })

@@ -45,7 +45,10 @@ pub fn page(after: Option<&str>, first: Option<i32>) -> Result<Page, ApiError> {
     let after = match after {
         None => None,
         Some(c) => Some(decode(c).ok_or_else(|| {
-            ApiError::Invalid(Invalid::input("after", "after is not a cursor returned by this API"))
+            ApiError::Invalid(Invalid::input(
+                "after",
+                "after is not a cursor returned by this API",
+            ))
         })?),
     };
     Ok(Page { after, limit })

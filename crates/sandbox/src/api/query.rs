@@ -7,8 +7,9 @@ use super::errors::{ApiError, Caller, Permission, require_read};
 use super::pagination;
 use super::trace::traced;
 use super::types::{
-    ActorKind, Me, Medication, MedicationFilter, Order, OrderConnection, OrderFilter, Organization, PageInfo,
-    Patient, PatientConnection, PatientFilter, Pharmacy, Prescription, PrescriptionConnection, PrescriptionFilter,
+    ActorKind, Me, Medication, MedicationFilter, Order, OrderConnection, OrderFilter, Organization,
+    PageInfo, Patient, PatientConnection, PatientFilter, Pharmacy, Prescription,
+    PrescriptionConnection, PrescriptionFilter,
 };
 use crate::store::{self, Db};
 
@@ -17,8 +18,12 @@ use crate::store::{self, Db};
 pub struct Query;
 
 fn parts<'a>(ctx: &Context<'a>) -> Result<(&'a Caller, Db), ApiError> {
-    let caller = ctx.data::<Caller>().map_err(|_| ApiError::Internal("no caller in context"))?;
-    let db = ctx.data::<Db>().map_err(|_| ApiError::Internal("no database in context"))?;
+    let caller = ctx
+        .data::<Caller>()
+        .map_err(|_| ApiError::Internal("no caller in context"))?;
+    let db = ctx
+        .data::<Db>()
+        .map_err(|_| ApiError::Internal("no database in context"))?;
     Ok((caller, db.clone()))
 }
 
@@ -94,10 +99,16 @@ impl Query {
                 external_id: filter.external_id,
             };
             let org = caller.org().to_owned();
-            let found = db.call(move |conn| store::patients::list(conn, &org, &filter, page)).await?;
+            let found = db
+                .call(move |conn| store::patients::list(conn, &org, &filter, page))
+                .await?;
             let page_info = PageInfo::of(&found);
             Ok(PatientConnection {
-                nodes: found.items.into_iter().map(|(_, p)| Patient::from(p)).collect(),
+                nodes: found
+                    .items
+                    .into_iter()
+                    .map(|(_, p)| Patient::from(p))
+                    .collect(),
                 page_info,
             })
         })
@@ -109,7 +120,9 @@ impl Query {
             let (caller, db) = parts(ctx)?;
             require_read(caller, Permission::ReadPatient)?;
             let org = caller.org().to_owned();
-            let found = db.call(move |conn| store::patients::get(conn, &org, &id)).await?;
+            let found = db
+                .call(move |conn| store::patients::get(conn, &org, &id))
+                .await?;
             Ok(found.map(Patient::from))
         })
         .await
@@ -138,19 +151,29 @@ impl Query {
                 .await?;
             let page_info = PageInfo::of(&found);
             Ok(PrescriptionConnection {
-                nodes: found.items.into_iter().map(|(_, p)| Prescription(p)).collect(),
+                nodes: found
+                    .items
+                    .into_iter()
+                    .map(|(_, p)| Prescription(p))
+                    .collect(),
                 page_info,
             })
         })
         .await
     }
 
-    async fn prescription(&self, ctx: &Context<'_>, id: ID) -> async_graphql::Result<Option<Prescription>> {
+    async fn prescription(
+        &self,
+        ctx: &Context<'_>,
+        id: ID,
+    ) -> async_graphql::Result<Option<Prescription>> {
         traced("prescription", async {
             let (caller, db) = parts(ctx)?;
             require_read(caller, Permission::ReadPrescription)?;
             let org = caller.org().to_owned();
-            let found = db.call(move |conn| store::prescriptions::get(conn, &org, &id)).await?;
+            let found = db
+                .call(move |conn| store::prescriptions::get(conn, &org, &id))
+                .await?;
             Ok(found.map(Prescription))
         })
         .await
@@ -174,7 +197,9 @@ impl Query {
                 state: filter.state.map(|s| s.as_str().to_owned()),
             };
             let org = caller.org().to_owned();
-            let found = db.call(move |conn| store::orders::list(conn, &org, &filter, page)).await?;
+            let found = db
+                .call(move |conn| store::orders::list(conn, &org, &filter, page))
+                .await?;
             let page_info = PageInfo::of(&found);
             Ok(OrderConnection {
                 nodes: found.items.into_iter().map(|(_, o)| Order(o)).collect(),
@@ -189,7 +214,9 @@ impl Query {
             let (caller, db) = parts(ctx)?;
             require_read(caller, Permission::ReadOrder)?;
             let org = caller.org().to_owned();
-            let found = db.call(move |conn| store::orders::get(conn, &org, &id)).await?;
+            let found = db
+                .call(move |conn| store::orders::get(conn, &org, &id))
+                .await?;
             Ok(found.map(Order))
         })
         .await

@@ -42,7 +42,10 @@ union_outcome!(PatientResult, PrescriptionResult, OrderResult);
 
 impl<T: Outcome> Outcome for Vec<T> {
     fn outcome(&self) -> &str {
-        self.iter().map(Outcome::outcome).find(|o| *o != "ok").unwrap_or("ok")
+        self.iter()
+            .map(Outcome::outcome)
+            .find(|o| *o != "ok")
+            .unwrap_or("ok")
     }
 }
 
@@ -54,7 +57,11 @@ fn error_outcome(e: &ApiError) -> &str {
     }
 }
 
-async fn run<T, F>(op: &'static str, fut: F, outcome: impl Fn(&T) -> &str) -> async_graphql::Result<T>
+async fn run<T, F>(
+    op: &'static str,
+    fut: F,
+    outcome: impl Fn(&T) -> &str,
+) -> async_graphql::Result<T>
 where
     F: Future<Output = Result<T, ApiError>>,
 {

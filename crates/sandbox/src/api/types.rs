@@ -3,7 +3,9 @@
 //! Nested records (`Prescription.patient`, `Order.patient`, `Fill.prescription`)
 //! are loaded on demand and need their own `read:` permission.
 
-use async_graphql::{ComplexObject, Context, Enum, ID, InputObject, MaybeUndefined, Object, SimpleObject, Union};
+use async_graphql::{
+    ComplexObject, Context, Enum, ID, InputObject, MaybeUndefined, Object, SimpleObject, Union,
+};
 
 use super::errors::{ApiError, Caller, Invalid, Permission, Refusal, require_read};
 use crate::store::{self, Db};
@@ -44,7 +46,10 @@ impl PageInfo {
     pub fn of<T>(page: &store::clinical::Paged<T>) -> Self {
         Self {
             has_next_page: page.has_next,
-            end_cursor: page.items.last().map(|(seq, _)| super::pagination::cursor(*seq)),
+            end_cursor: page
+                .items
+                .last()
+                .map(|(seq, _)| super::pagination::cursor(*seq)),
         }
     }
 }
@@ -121,11 +126,15 @@ pub struct Patient {
 
 impl From<store::patients::Patient> for Patient {
     fn from(p: store::patients::Patient) -> Self {
-        let full = [Some(p.first_name.as_str()), p.middle_name.as_deref(), Some(p.last_name.as_str())]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>()
-            .join(" ");
+        let full = [
+            Some(p.first_name.as_str()),
+            p.middle_name.as_deref(),
+            Some(p.last_name.as_str()),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" ");
         Self {
             id: ID(p.id),
             external_id: p.external_id,
@@ -549,6 +558,8 @@ impl From<Invalid> for ValidationError {
     }
 }
 
+// Built once per answer and serialized at once: boxing the record buys nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Union)]
 pub enum PatientResult {
     Patient(Patient),
@@ -556,6 +567,8 @@ pub enum PatientResult {
     ValidationError(ValidationError),
 }
 
+// Built once per answer and serialized at once: boxing the record buys nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Union)]
 pub enum PrescriptionResult {
     Prescription(Prescription),
@@ -563,6 +576,8 @@ pub enum PrescriptionResult {
     ValidationError(ValidationError),
 }
 
+// Built once per answer and serialized at once: boxing the record buys nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Union)]
 pub enum OrderResult {
     Order(Order),
@@ -571,8 +586,12 @@ pub enum OrderResult {
 }
 
 fn context<'a>(ctx: &Context<'a>) -> Result<(&'a Caller, Db), ApiError> {
-    let caller = ctx.data::<Caller>().map_err(|_| ApiError::Internal("no caller in context"))?;
-    let db = ctx.data::<Db>().map_err(|_| ApiError::Internal("no database in context"))?;
+    let caller = ctx
+        .data::<Caller>()
+        .map_err(|_| ApiError::Internal("no caller in context"))?;
+    let db = ctx
+        .data::<Db>()
+        .map_err(|_| ApiError::Internal("no database in context"))?;
     Ok((caller, db.clone()))
 }
 
@@ -581,15 +600,26 @@ async fn load_patient(ctx: &Context<'_>, patient_id: &str) -> Result<Patient, Ap
     let (caller, db) = context(ctx)?;
     require_read(caller, Permission::ReadPatient)?;
     let (org, id) = (caller.org().to_owned(), patient_id.to_owned());
-    let found = db.call(move |conn| store::patients::get(conn, &org, &id)).await?;
-    Ok(Patient::from(found.ok_or(ApiError::Internal("record without its patient"))?))
+    let found = db
+        .call(move |conn| store::patients::get(conn, &org, &id))
+        .await?;
+    Ok(Patient::from(
+        found.ok_or(ApiError::Internal("record without its patient"))?,
+    ))
 }
 
 /// Loads the prescription of a fill for a caller allowed to read prescriptions.
-async fn load_prescription(ctx: &Context<'_>, prescription_id: &str) -> Result<Prescription, ApiError> {
+async fn load_prescription(
+    ctx: &Context<'_>,
+    prescription_id: &str,
+) -> Result<Prescription, ApiError> {
     let (caller, db) = context(ctx)?;
     require_read(caller, Permission::ReadPrescription)?;
     let (org, id) = (caller.org().to_owned(), prescription_id.to_owned());
-    let found = db.call(move |conn| store::prescriptions::get(conn, &org, &id)).await?;
-    Ok(Prescription(found.ok_or(ApiError::Internal("fill without its prescription"))?))
+    let found = db
+        .call(move |conn| store::prescriptions::get(conn, &org, &id))
+        .await?;
+    Ok(Prescription(found.ok_or(ApiError::Internal(
+        "fill without its prescription",
+    ))?))
 }

@@ -14,10 +14,10 @@ pub const MAX_SHORT: usize = 200;
 
 /// US states, DC and the inhabited territories (USPS codes).
 const US_STATES: [&str; 56] = [
-    "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "DC", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS",
-    "KY", "LA", "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC",
-    "ND", "OH", "OK", "OR", "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY",
-    "AS", "GU", "MP", "PR", "VI",
+    "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "DC", "FL", "GA", "HI", "ID", "IL", "IN", "IA",
+    "KS", "KY", "LA", "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM",
+    "NY", "NC", "ND", "OH", "OK", "OR", "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA",
+    "WV", "WI", "WY", "AS", "GU", "MP", "PR", "VI",
 ];
 
 /// True for a USPS state or territory code (upper case).
@@ -43,7 +43,10 @@ pub fn required(field: &str, value: &str, max: usize) -> Result<String, Invalid>
         return Err(Invalid::input(field, format!("{field} is required")));
     }
     if v.chars().count() > max {
-        return Err(Invalid::input(field, format!("{field} is longer than {max} characters")));
+        return Err(Invalid::input(
+            field,
+            format!("{field} is longer than {max} characters"),
+        ));
     }
     Ok(v.to_owned())
 }
@@ -52,9 +55,10 @@ pub fn required(field: &str, value: &str, max: usize) -> Result<String, Invalid>
 pub fn optional(field: &str, value: Option<&str>, max: usize) -> Result<Option<String>, Invalid> {
     match value.map(str::trim) {
         None | Some("") => Ok(None),
-        Some(v) if v.chars().count() > max => {
-            Err(Invalid::input(field, format!("{field} is longer than {max} characters")))
-        }
+        Some(v) if v.chars().count() > max => Err(Invalid::input(
+            field,
+            format!("{field} is longer than {max} characters"),
+        )),
         Some(v) => Ok(Some(v.to_owned())),
     }
 }
@@ -72,10 +76,17 @@ pub fn date(field: &str, value: &str) -> Result<Date, Invalid> {
     let format = format_description!("[year]-[month]-[day]");
     let v = value.trim();
     if v.len() != 10 {
-        return Err(Invalid::input(field, format!("{field} must be a date written YYYY-MM-DD")));
+        return Err(Invalid::input(
+            field,
+            format!("{field} must be a date written YYYY-MM-DD"),
+        ));
     }
-    Date::parse(v, format)
-        .map_err(|_| Invalid::input(field, format!("{field} must be a real date written YYYY-MM-DD")))
+    Date::parse(v, format).map_err(|_| {
+        Invalid::input(
+            field,
+            format!("{field} must be a real date written YYYY-MM-DD"),
+        )
+    })
 }
 
 /// The latest date that is "today" somewhere on Earth (UTC+14), so that a birth
@@ -105,7 +116,10 @@ pub fn email(field: &str, value: &str) -> Result<String, Invalid> {
     }
     let (local, domain) = v.split_once('@').ok_or_else(bad)?;
     let labels_ok = domain.split('.').all(|l| {
-        !l.is_empty() && !l.starts_with('-') && !l.ends_with('-') && l.chars().all(|c| c.is_alphanumeric() || c == '-')
+        !l.is_empty()
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+            && l.chars().all(|c| c.is_alphanumeric() || c == '-')
     });
     if local.is_empty() || domain.contains('@') || !domain.contains('.') || !labels_ok {
         return Err(bad());
@@ -122,7 +136,10 @@ pub fn phone(field: &str, value: &str) -> Result<String, Invalid> {
         Some(rest) => (true, rest),
         None => (false, v),
     };
-    if !rest.chars().all(|c| c.is_ascii_digit() || " -.()".contains(c)) {
+    if !rest
+        .chars()
+        .all(|c| c.is_ascii_digit() || " -.()".contains(c))
+    {
         return Err(bad());
     }
     let digits: String = rest.chars().filter(char::is_ascii_digit).collect();
@@ -158,18 +175,27 @@ pub fn address(prefix: &str, a: AddressParts<'_>) -> Result<Address, Invalid> {
         None | Some("") => "US".to_owned(),
         Some(c) if c.eq_ignore_ascii_case("US") || c.eq_ignore_ascii_case("USA") => "US".to_owned(),
         Some(_) => {
-            return Err(Invalid::input(f("country"), "only US addresses are supported (country US)"));
+            return Err(Invalid::input(
+                f("country"),
+                "only US addresses are supported (country US)",
+            ));
         }
     };
     let state = a.state.trim().to_ascii_uppercase();
     if !is_us_state(&state) {
-        return Err(Invalid::input(f("state"), format!("{} must be a two-letter US state code", f("state"))));
+        return Err(Invalid::input(
+            f("state"),
+            format!("{} must be a two-letter US state code", f("state")),
+        ));
     }
     let postal_code = a.postal_code.trim().to_owned();
     if !is_postal_code(&postal_code) {
         return Err(Invalid::input(
             f("postalCode"),
-            format!("{} must be a US ZIP code (12345 or 12345-6789)", f("postalCode")),
+            format!(
+                "{} must be a US ZIP code (12345 or 12345-6789)",
+                f("postalCode")
+            ),
         ));
     }
     Ok(Address {
@@ -207,17 +233,38 @@ mod tests {
     #[test]
     fn emails_are_well_formed() {
         assert!(email("email", "ada@maple.example").is_ok());
-        for bad in ["ada", "ada@", "@maple.example", "ada@maple", "a b@maple.example", "ada@@maple.example", "ada@maple..example"] {
+        for bad in [
+            "ada",
+            "ada@",
+            "@maple.example",
+            "ada@maple",
+            "a b@maple.example",
+            "ada@@maple.example",
+            "ada@maple..example",
+        ] {
             assert!(email("email", bad).is_err(), "{bad}");
         }
     }
 
     #[test]
     fn phones_are_well_formed() {
-        for good in ["(503) 555-0110", "503-555-0110", "5035550110", "+1 503 555 0110", "1-503-555-0110", "+44 20 7946 0958"] {
+        for good in [
+            "(503) 555-0110",
+            "503-555-0110",
+            "5035550110",
+            "+1 503 555 0110",
+            "1-503-555-0110",
+            "+44 20 7946 0958",
+        ] {
             assert!(phone("phone", good).is_ok(), "{good}");
         }
-        for bad in ["555-0110", "call me", "503-555-01100", "+12", "503_555_0110"] {
+        for bad in [
+            "555-0110",
+            "call me",
+            "503-555-01100",
+            "+12",
+            "503_555_0110",
+        ] {
             assert!(phone("phone", bad).is_err(), "{bad}");
         }
     }
@@ -234,11 +281,32 @@ mod tests {
         };
         let a = address("address", good).unwrap();
         assert_eq!((a.state.as_str(), a.country.as_str()), ("OR", "US"));
-        let e = address("address", AddressParts { state: "XX", ..good }).unwrap_err();
+        let e = address(
+            "address",
+            AddressParts {
+                state: "XX",
+                ..good
+            },
+        )
+        .unwrap_err();
         assert_eq!(e.field.as_deref(), Some("address.state"));
-        let e = address("address", AddressParts { postal_code: "9721", ..good }).unwrap_err();
+        let e = address(
+            "address",
+            AddressParts {
+                postal_code: "9721",
+                ..good
+            },
+        )
+        .unwrap_err();
         assert_eq!(e.field.as_deref(), Some("address.postalCode"));
-        let e = address("address", AddressParts { country: Some("FR"), ..good }).unwrap_err();
+        let e = address(
+            "address",
+            AddressParts {
+                country: Some("FR"),
+                ..good
+            },
+        )
+        .unwrap_err();
         assert_eq!(e.field.as_deref(), Some("address.country"));
         assert!(is_postal_code("97214-1234"));
     }
@@ -246,7 +314,13 @@ mod tests {
     #[test]
     fn required_text_rejects_blank_and_overlong() {
         assert_eq!(required("name.first", "  Ada ", 10).unwrap(), "Ada");
-        assert_eq!(required("name.first", "   ", 10).unwrap_err().field.as_deref(), Some("name.first"));
+        assert_eq!(
+            required("name.first", "   ", 10)
+                .unwrap_err()
+                .field
+                .as_deref(),
+            Some("name.first")
+        );
         assert!(required("x", "abcdefghijk", 10).is_err());
         assert_eq!(optional("x", Some("  "), 10).unwrap(), None);
     }

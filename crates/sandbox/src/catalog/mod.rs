@@ -106,9 +106,16 @@ mod tests {
         let pharmacies = builtin_pharmacies();
         assert!(meds.len() >= 40);
         assert!(pharmacies.len() >= 10);
-        assert_eq!(meds.iter().map(|m| &m.id).collect::<HashSet<_>>().len(), meds.len());
         assert_eq!(
-            pharmacies.iter().map(|p| &p.id).collect::<HashSet<_>>().len(),
+            meds.iter().map(|m| &m.id).collect::<HashSet<_>>().len(),
+            meds.len()
+        );
+        assert_eq!(
+            pharmacies
+                .iter()
+                .map(|p| &p.id)
+                .collect::<HashSet<_>>()
+                .len(),
             pharmacies.len()
         );
     }
@@ -117,7 +124,11 @@ mod tests {
     fn builtin_pharmacies_have_us_states_and_zip_codes() {
         for p in builtin_pharmacies() {
             assert!(crate::api::validate::is_us_state(&p.state), "{}", p.id);
-            assert!(crate::api::validate::is_postal_code(&p.postal_code), "{}", p.id);
+            assert!(
+                crate::api::validate::is_postal_code(&p.postal_code),
+                "{}",
+                p.id
+            );
         }
     }
 }

@@ -46,7 +46,14 @@ pub fn replace(
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         )?;
         for (position, m) in medications.iter().enumerate() {
-            insert.execute(params![m.id, m.name, m.strength, m.form, m.rxcui, position as i64])?;
+            insert.execute(params![
+                m.id,
+                m.name,
+                m.strength,
+                m.form,
+                m.rxcui,
+                position as i64
+            ])?;
         }
         let mut insert = tx.prepare(
             "INSERT INTO pharmacies (id, name, phone, street1, street2, city, state, postal_code, position)

@@ -74,7 +74,10 @@ pub(crate) fn now_rfc3339() -> String {
 }
 
 /// Reads a nullable JSON column.
-pub(crate) fn json_opt<T: DeserializeOwned>(row: &Row<'_>, idx: usize) -> rusqlite::Result<Option<T>> {
+pub(crate) fn json_opt<T: DeserializeOwned>(
+    row: &Row<'_>,
+    idx: usize,
+) -> rusqlite::Result<Option<T>> {
     let text: Option<String> = row.get(idx)?;
     text.map(|t| {
         serde_json::from_str(&t)
@@ -92,9 +95,8 @@ pub(crate) fn json<T: DeserializeOwned>(row: &Row<'_>, idx: usize) -> rusqlite::
 
 /// Serializes a value for a JSON column.
 pub(crate) fn to_json<T: Serialize>(value: &T) -> Result<String, StoreError> {
-    serde_json::to_string(value).map_err(|e| {
-        StoreError::Sqlite(rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
-    })
+    serde_json::to_string(value)
+        .map_err(|e| StoreError::Sqlite(rusqlite::Error::ToSqlConversionFailure(Box::new(e))))
 }
 
 /// A user as the API shows it (`me`, the signer of a prescription).
@@ -129,6 +131,10 @@ pub fn user_profile(conn: &Connection, user_id: &str) -> Result<Option<UserProfi
 /// The name of an organization, if it exists.
 pub fn organization_name(conn: &Connection, org_id: &str) -> Result<Option<String>, StoreError> {
     Ok(conn
-        .query_row("SELECT name FROM organizations WHERE id = ?1", [org_id], |row| row.get(0))
+        .query_row(
+            "SELECT name FROM organizations WHERE id = ?1",
+            [org_id],
+            |row| row.get(0),
+        )
         .optional()?)
 }

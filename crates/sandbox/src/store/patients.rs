@@ -84,7 +84,11 @@ fn patient(row: &Row<'_>) -> rusqlite::Result<(i64, Patient)> {
 }
 
 /// Creates a patient, or returns the one already holding `external_id` in `org`.
-pub fn create(conn: &mut Connection, org: &str, new: NewPatient) -> Result<Created<Patient>, StoreError> {
+pub fn create(
+    conn: &mut Connection,
+    org: &str,
+    new: NewPatient,
+) -> Result<Created<Patient>, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     if let Some(external_id) = &new.external_id
         && let Some(existing) = by_external_id(&tx, org, external_id)?
@@ -113,7 +117,8 @@ pub fn create(conn: &mut Connection, org: &str, new: NewPatient) -> Result<Creat
             now_rfc3339()
         ],
     )?;
-    let created = get(&tx, org, &id)?.ok_or(StoreError::Sqlite(rusqlite::Error::QueryReturnedNoRows))?;
+    let created =
+        get(&tx, org, &id)?.ok_or(StoreError::Sqlite(rusqlite::Error::QueryReturnedNoRows))?;
     tx.commit()?;
     Ok(Created::New(created))
 }
@@ -187,10 +192,16 @@ pub fn get(conn: &Connection, org: &str, id: &str) -> Result<Option<Patient>, St
         .map(|(_, p)| p))
 }
 
-fn by_external_id(conn: &Connection, org: &str, external_id: &str) -> Result<Option<Patient>, StoreError> {
+fn by_external_id(
+    conn: &Connection,
+    org: &str,
+    external_id: &str,
+) -> Result<Option<Patient>, StoreError> {
     Ok(conn
         .query_row(
-            &format!("SELECT {COLUMNS} FROM patients WHERE organization_id = ?1 AND external_id = ?2"),
+            &format!(
+                "SELECT {COLUMNS} FROM patients WHERE organization_id = ?1 AND external_id = ?2"
+            ),
             [org, external_id],
             patient,
         )
@@ -215,7 +226,13 @@ pub fn list(
          ORDER BY seq LIMIT ?5"
     ))?;
     let rows = stmt.query_map(
-        params![org, page.after, filter.name, filter.external_id, page.limit as i64 + 1],
+        params![
+            org,
+            page.after,
+            filter.name,
+            filter.external_id,
+            page.limit as i64 + 1
+        ],
         patient,
     )?;
     let items = rows.collect::<Result<Vec<_>, _>>()?;

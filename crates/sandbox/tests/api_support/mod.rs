@@ -30,25 +30,45 @@ fn doc(signature: &str, call: &str, record: &str) -> String {
 }
 
 pub fn create_patient_doc() -> String {
-    doc("($input: CreatePatientInput!)", "createPatient(input: $input)", "Patient")
+    doc(
+        "($input: CreatePatientInput!)",
+        "createPatient(input: $input)",
+        "Patient",
+    )
 }
 pub fn update_patient_doc() -> String {
-    doc("($id: ID!, $input: UpdatePatientInput!)", "updatePatient(id: $id, input: $input)", "Patient")
+    doc(
+        "($id: ID!, $input: UpdatePatientInput!)",
+        "updatePatient(id: $id, input: $input)",
+        "Patient",
+    )
 }
 pub fn create_prescription_doc() -> String {
-    doc("($input: CreatePrescriptionInput!)", "createPrescription(input: $input)", "Prescription")
+    doc(
+        "($input: CreatePrescriptionInput!)",
+        "createPrescription(input: $input)",
+        "Prescription",
+    )
 }
 pub fn sign_prescription_doc() -> String {
     doc("($id: ID!)", "signPrescription(id: $id)", "Prescription")
 }
 pub fn sign_prescriptions_doc() -> String {
-    doc("($ids: [ID!]!)", "signPrescriptions(ids: $ids)", "Prescription")
+    doc(
+        "($ids: [ID!]!)",
+        "signPrescriptions(ids: $ids)",
+        "Prescription",
+    )
 }
 pub fn cancel_prescription_doc() -> String {
     doc("($id: ID!)", "cancelPrescription(id: $id)", "Prescription")
 }
 pub fn create_order_doc() -> String {
-    doc("($input: CreateOrderInput!)", "createOrder(input: $input)", "Order")
+    doc(
+        "($input: CreateOrderInput!)",
+        "createOrder(input: $input)",
+        "Order",
+    )
 }
 pub fn send_order_doc() -> String {
     doc("($id: ID!)", "sendOrder(id: $id)", "Order")
@@ -69,23 +89,35 @@ impl Reply {
     /// `data`, after checking the request succeeded without errors.
     pub fn data(&self) -> &Value {
         assert_eq!(self.status, StatusCode::OK, "status of {}", self.body);
-        assert!(self.body.get("errors").is_none(), "unexpected errors: {}", self.body);
+        assert!(
+            self.body.get("errors").is_none(),
+            "unexpected errors: {}",
+            self.body
+        );
         &self.body["data"]
     }
 
     /// The first top-level error.
     pub fn error(&self) -> &Value {
-        let errors = self.body["errors"].as_array().unwrap_or_else(|| panic!("no errors in {}", self.body));
+        let errors = self.body["errors"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no errors in {}", self.body));
         &errors[0]
     }
 
     pub fn error_code(&self) -> &str {
-        self.error()["extensions"]["code"].as_str().unwrap_or_else(|| panic!("no code in {}", self.body))
+        self.error()["extensions"]["code"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no code in {}", self.body))
     }
 }
 
 /// Posts a raw body to `/graphql` with an optional `Authorization` header value.
-pub async fn post_raw(sandbox: &Sandbox, authorization: Option<&str>, body: reqwest::Body) -> Reply {
+pub async fn post_raw(
+    sandbox: &Sandbox,
+    authorization: Option<&str>,
+    body: reqwest::Body,
+) -> Reply {
     let mut request = support::http()
         .post(support::endpoint(sandbox, "/graphql"))
         .header("content-type", "application/json")
@@ -98,7 +130,11 @@ pub async fn post_raw(sandbox: &Sandbox, authorization: Option<&str>, body: reqw
     let headers = response.headers().clone();
     let text = response.text().await.unwrap();
     let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
-    Reply { status, headers, body }
+    Reply {
+        status,
+        headers,
+        body,
+    }
 }
 
 /// Posts a GraphQL document with variables, as `Authorization: Bearer <token>`.
@@ -152,7 +188,11 @@ pub fn prescription_input(patient_id: &str, external_id: Option<&str>) -> Value 
 }
 
 /// A valid `CreateOrderInput`.
-pub fn order_input(patient_id: &str, prescription_ids: &[&str], pharmacy_id: Option<&str>) -> Value {
+pub fn order_input(
+    patient_id: &str,
+    prescription_ids: &[&str],
+    pharmacy_id: Option<&str>,
+) -> Value {
     json!({
         "patientId": patient_id,
         "fills": prescription_ids.iter().map(|id| json!({ "prescriptionId": id })).collect::<Vec<_>>(),
@@ -161,33 +201,65 @@ pub fn order_input(patient_id: &str, prescription_ids: &[&str], pharmacy_id: Opt
 }
 
 fn id_of(result: &Value, typename: &str) -> String {
-    assert_eq!(result["__typename"], typename, "setup step failed: {result}");
+    assert_eq!(
+        result["__typename"], typename,
+        "setup step failed: {result}"
+    );
     result["id"].as_str().unwrap().to_owned()
 }
 
 /// Creates a patient and returns its id.
 pub async fn new_patient(sandbox: &Sandbox, token: &str) -> String {
-    let r = mutate(sandbox, token, &create_patient_doc(), json!({ "input": patient_input(None) })).await;
+    let r = mutate(
+        sandbox,
+        token,
+        &create_patient_doc(),
+        json!({ "input": patient_input(None) }),
+    )
+    .await;
     id_of(&r, "Patient")
 }
 
 /// Drafts a prescription for `patient_id` and returns its id.
 pub async fn new_draft(sandbox: &Sandbox, token: &str, patient_id: &str) -> String {
     let input = prescription_input(patient_id, None);
-    let r = mutate(sandbox, token, &create_prescription_doc(), json!({ "input": input })).await;
+    let r = mutate(
+        sandbox,
+        token,
+        &create_prescription_doc(),
+        json!({ "input": input }),
+    )
+    .await;
     id_of(&r, "Prescription")
 }
 
 /// Signs a prescription (with a prescriber's token).
 pub async fn sign(sandbox: &Sandbox, prescriber_token: &str, id: &str) {
-    let r = mutate(sandbox, prescriber_token, &sign_prescription_doc(), json!({ "id": id })).await;
+    let r = mutate(
+        sandbox,
+        prescriber_token,
+        &sign_prescription_doc(),
+        json!({ "id": id }),
+    )
+    .await;
     assert_eq!(r["state"], "ACTIVE", "setup signing failed: {r}");
 }
 
 /// Drafts an order and returns its id.
-pub async fn new_order(sandbox: &Sandbox, token: &str, patient_id: &str, prescription_ids: &[&str]) -> String {
+pub async fn new_order(
+    sandbox: &Sandbox,
+    token: &str,
+    patient_id: &str,
+    prescription_ids: &[&str],
+) -> String {
     let input = order_input(patient_id, prescription_ids, Some(MAPLE_PHARMACY));
-    let r = mutate(sandbox, token, &create_order_doc(), json!({ "input": input })).await;
+    let r = mutate(
+        sandbox,
+        token,
+        &create_order_doc(),
+        json!({ "input": input }),
+    )
+    .await;
     id_of(&r, "Order")
 }
 
@@ -285,8 +357,15 @@ impl MapleTokens {
     pub async fn get(sandbox: &Sandbox) -> Self {
         let (id, secret) = support::MAPLE_BACKEND;
         Self {
-            prescriber: support::user_token(sandbox, support::ADA, support::DEMO_PASSWORD, Some(support::MAPLE)).await,
-            medical_ops: support::user_token(sandbox, support::MO, support::DEMO_PASSWORD, None).await,
+            prescriber: support::user_token(
+                sandbox,
+                support::ADA,
+                support::DEMO_PASSWORD,
+                Some(support::MAPLE),
+            )
+            .await,
+            medical_ops: support::user_token(sandbox, support::MO, support::DEMO_PASSWORD, None)
+                .await,
             machine: support::machine_token(sandbox, id, secret).await,
         }
     }
