@@ -17,7 +17,11 @@
 //!
 //! Arguments: words that select journeys by substring (like libtest filters).
 
+mod logs;
+mod session;
 mod smoke;
+mod steps;
+mod workflows;
 
 use std::future::Future;
 use std::path::Path;
@@ -109,6 +113,14 @@ async fn run(filters: &[String]) -> ExitCode {
 
     journey!(smoke::the_app_window_opens_titled_rx_desk);
     journey!(smoke::the_browser_program_completes_a_sign_in_on_its_own);
+    journey!(workflows::staff_prepare_a_patient_two_drafts_and_an_order_and_the_network_refuses_signing_and_sending);
+    journey!(workflows::a_prescriber_in_two_organizations_chooses_one_sees_only_its_patients_and_signs_both_drafts);
+    journey!(workflows::staff_send_the_signed_order_and_it_shows_as_sent);
+    journey!(session::after_a_restart_the_session_is_back_from_the_secret_service_and_no_file_holds_the_token);
+    journey!(session::signing_out_removes_the_keyring_entry_and_revokes_the_refresh_token);
+    journey!(session::a_session_expired_beyond_renewal_mid_form_asks_to_sign_in_and_keeps_the_form);
+    journey!(session::cancelling_on_the_sign_in_page_says_access_was_denied_and_offers_to_try_again);
+    journey!(logs::no_log_of_the_run_holds_a_token_or_a_patient_name);
 
     let failed = report.failed.len();
     println!(

@@ -23,6 +23,8 @@ pub async fn the_app_window_opens_titled_rx_desk(run: &mut Run) -> Result<()> {
         Ok((app.title().await? == "Rx Desk").then_some(()))
     })
     .await?;
+    // The UI itself has rendered, not just an empty webview.
+    app.wait_for_text("Sign in").await?;
     // The native window carries the title too (what a window manager shows).
     let tree = Command::new("xwininfo")
         .args(["-root", "-tree", "-display", &world.display.name])

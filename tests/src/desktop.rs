@@ -38,7 +38,7 @@ impl Desktop {
         require("WebKitWebDriver", "webkit2gtk-driver")?;
         if !app.is_file() {
             bail!(
-                "no app binary at {} (build it: npm --prefix ui run build && cargo build -p rxdesk --features tauri/custom-protocol)",
+                "no app binary at {} (build it: npm --prefix ui run build && cargo build -p rxdesk)",
                 app.display()
             );
         }
@@ -88,8 +88,9 @@ impl Desktop {
         let url = desktop.client()?.current_url().await?;
         if url.host_str() == Some("localhost") && url.port() == Some(5173) {
             bail!(
-                "the app loads the Vite dev server ({url}): it was built without the embedded UI. \
-                 Build it with `npm --prefix ui run build && cargo build -p rxdesk --features tauri/custom-protocol`"
+                "the app loads a dev server ({url}) instead of its embedded UI: build it with \
+                 `npm --prefix ui run build && cargo build -p rxdesk` (or add `--features tauri/custom-protocol` \
+                 while tauri.conf.json has a devUrl)"
             );
         }
         Ok(desktop)
@@ -131,12 +132,12 @@ impl Desktop {
     /// [`Desktop::wait_for_text`] with its own timeout.
     pub async fn wait_for_text_within(&self, text: &str, timeout: Duration) -> Result<()> {
         let client = self.client()?;
-        wait_for(&format!("the app to show {text:?}"), timeout, || async {
+        let outcome = wait_for(&format!("the app to show {text:?}"), timeout, || async {
             let body = client.find(Locator::Css("body")).await?.text().await?;
             Ok(body.contains(text).then_some(()))
         })
-        .await
-        .map_err(|e| self.with_screen(e))
+        .await;
+        self.or_failure_shot(outcome).await
     }
 
     /// Waits until the window no longer shows `text`.
@@ -159,16 +160,23 @@ impl Desktop {
         .await
     }
 
-    /// The enabled-or-not, displayed button whose text (or accessible name)
-    /// starts with `text`, waiting for it.
+    /// The displayed button whose text (or accessible name) is `text`, else
+    /// the first whose text starts with it, waiting for one.
     pub async fn button(&self, text: &str) -> Result<Element> {
         let literal = xpath_literal(text);
-        let xpath = format!(
+        let exact = format!(
             "//button[normalize-space()={literal} or @aria-label={literal}] | \
-             //button[starts-with(normalize-space(), {literal})] | \
-             //a[normalize-space()={literal}] | //*[@role='button' or @role='tab'][normalize-space()={literal}]"
+             //*[@role='button' or @role='tab'][normalize-space()={literal}]"
         );
-        self.displayed(&xpath, &format!("a button {text:?}")).await
+        let prefix = format!("//button[starts-with(normalize-space(), {literal})]");
+        self.displayed_first(&[&exact, &prefix], &format!("a button {text:?}")).await
+    }
+
+    /// The first displayed button inside the element labelled `container`
+    /// (`aria-label`), e.g. a list of search results.
+    pub async fn button_in(&self, container: &str) -> Result<Element> {
+        let xpath = format!("//*[@aria-label={}]//button", xpath_literal(container));
+        self.displayed(&xpath, &format!("a button in {container:?}")).await
     }
 
     /// Clicks the button [`Desktop::button`] finds.
@@ -198,11 +206,38 @@ impl Desktop {
                 .await
                 .with_context(|| format!("choosing {value:?} in {label:?}"));
         }
+        let kind = field.attr("type").await?.unwrap_or_default();
+        if matches!(kind.as_str(), "date" | "time" | "datetime-local") {
+            // WebKit's date fields take no typed keys through WebDriver: set the
+            // value and fire the events a user's edit would.
+            self.script(
+                "const [el, v] = arguments; el.value = v; \
+                 el.dispatchEvent(new Event('input', {bubbles: true})); \
+                 el.dispatchEvent(new Event('change', {bubbles: true}));",
+                vec![serde_json::to_value(&field)?, value.into()],
+            )
+            .await?;
+            return Ok(());
+        }
         field.clear().await?;
         field
             .send_keys(value)
             .await
             .with_context(|| format!("typing into {label:?}"))
+    }
+
+    /// Ticks the checkbox labelled `label` (its `<label>` or `aria-label`),
+    /// leaving it ticked if it already is.
+    pub async fn check(&self, label: &str) -> Result<()> {
+        let literal = xpath_literal(label);
+        let xpath = format!(
+            "//input[@type='checkbox'][@id=//label[normalize-space()={literal}]/@for or @aria-label={literal}]"
+        );
+        let checkbox = self.displayed(&xpath, &format!("a checkbox {label:?}")).await?;
+        if !checkbox.is_selected().await? {
+            checkbox.click().await?;
+        }
+        Ok(())
     }
 
     /// What field `label` holds now.
@@ -237,22 +272,46 @@ impl Desktop {
     }
 
     async fn displayed(&self, xpath: &str, what: &str) -> Result<Element> {
+        self.displayed_first(&[xpath], what).await
+    }
+
+    /// The first displayed match of the first of `xpaths` that has one.
+    async fn displayed_first(&self, xpaths: &[&str], what: &str) -> Result<Element> {
         let client = self.client()?;
-        wait_for(what, UI_TIMEOUT, || async {
-            for element in client.find_all(Locator::XPath(xpath)).await? {
-                if element.is_displayed().await.unwrap_or(false) {
-                    return Ok(Some(element));
+        let outcome = wait_for(what, UI_TIMEOUT, || async {
+            for xpath in xpaths {
+                for element in client.find_all(Locator::XPath(xpath)).await? {
+                    if element.is_displayed().await.unwrap_or(false) {
+                        return Ok(Some(element));
+                    }
                 }
             }
             Ok(None)
         })
-        .await
-        .map_err(|e| self.with_screen(e))
+        .await;
+        self.or_failure_shot(outcome).await
     }
 
-    fn with_screen(&self, e: anyhow::Error) -> anyhow::Error {
-        e.context(format!("(screenshots so far under {})", self.shots.dir.display()))
+    /// `outcome`, with a screenshot of the window saved when it is an error.
+    async fn or_failure_shot<T>(&self, outcome: Result<T>) -> Result<T> {
+        let Err(e) = outcome else { return outcome };
+        let shot = match self.client()?.screenshot().await {
+            Ok(png) => {
+                let path = self.shots.dir.join(format!("failure-at-step-{:02}.png", self.shots.next_number()));
+                std::fs::create_dir_all(&self.shots.dir)
+                    .and_then(|()| std::fs::write(&path, png))
+                    .map_or_else(|w| format!("no screenshot: {w}"), |()| format!("screenshot {}", path.display()))
+            }
+            Err(s) => format!("no screenshot: {s}"),
+        };
+        // The window's text beside it: what was there instead.
+        if let Ok(text) = self.text().await {
+            let path = self.shots.dir.join(format!("failure-at-step-{:02}.txt", self.shots.next_number()));
+            let _ = std::fs::write(path, text);
+        }
+        Err(e.context(shot))
     }
+
 }
 
 /// Numbered screenshots of one journey: `<dir>/NN-step.png`.

@@ -78,9 +78,9 @@ impl StoredSession {
         found.into_iter().collect()
     }
 
-    /// The refresh token (a string under a key containing "refresh").
+    /// The refresh token (under `rt`, or a key containing "refresh").
     pub fn refresh_token(&self) -> Option<String> {
-        find_key(&self.json(), &|k| k.to_ascii_lowercase().contains("refresh"))
+        find_key(&self.json(), &|k| k == "rt" || k.to_ascii_lowercase().contains("refresh"))
     }
 
     /// The access token: the first JWT in the session.
@@ -96,7 +96,7 @@ fn collect_tokens(value: &serde_json::Value, under_token_key: bool, found: &mut 
         }
         serde_json::Value::Object(map) => {
             for (k, v) in map {
-                collect_tokens(v, under_token_key || k.to_ascii_lowercase().contains("token"), found);
+                collect_tokens(v, under_token_key || is_token_key(k), found);
             }
         }
         serde_json::Value::Array(items) => {
@@ -106,6 +106,13 @@ fn collect_tokens(value: &serde_json::Value, under_token_key: bool, found: &mut 
         }
         _ => {}
     }
+}
+
+/// Keys a session stores tokens under: `…token…`, or the client's short
+/// `at` (access) and `rt` (refresh).
+fn is_token_key(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    key.contains("token") || key == "at" || key == "rt"
 }
 
 fn find_key(value: &serde_json::Value, key: &dyn Fn(&str) -> bool) -> Option<String> {
@@ -203,6 +210,16 @@ mod tests {
         assert!(!tokens.iter().any(|t| t == "Pia"));
         assert_eq!(session.refresh_token().as_deref(), Some("rt_0123456789abcdef"));
         assert_eq!(session.access_token().as_deref(), Some(JWT));
+    }
+
+    #[test]
+    fn the_clients_short_keys_are_token_keys() {
+        let session = StoredSession {
+            environment: "variables".into(),
+            text: format!(r#"{{"at":"{JWT}","exp":1,"rt":"opaque-refresh-0123456789","perm":["read:patient"]}}"#),
+        };
+        assert_eq!(session.refresh_token().as_deref(), Some("opaque-refresh-0123456789"));
+        assert_eq!(session.tokens().len(), 2);
     }
 
     #[test]

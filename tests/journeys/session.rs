@@ -1,0 +1,146 @@
+//! Journeys 4–7: the session as the user and the Secret Service see it —
+//! restored after a restart, removed and revoked on sign-out, expired beyond
+//! renewal in the middle of a form, and a sign-in cancelled in the browser.
+
+use std::time::Duration;
+
+use anyhow::{Context, Result, ensure};
+use rxdesk_e2e::fixture::{HARBOR_BACKEND, SAM};
+use rxdesk_e2e::services::Lifetimes;
+use rxdesk_e2e::tokens::{files_containing, stored_sessions};
+use rxdesk_e2e::{CLIENT_ID, KEYRING_SERVICE};
+
+use crate::Run;
+use crate::steps::{open_patient, patient_via_backend, patients, remember_stored_tokens, sign_in, start_prescription};
+
+const J4: &str = "04-restart";
+const J5: &str = "05-sign-out";
+const J6: &str = "06-expiry";
+const J7: &str = "07-cancel";
+
+/// Lines the browser program has logged so far (a sign-in adds some).
+fn browser_lines(run: &Run) -> usize {
+    std::fs::read_to_string(run.world.browser_log()).map_or(0, |t| t.lines().count())
+}
+
+/// Journey 4. Follows journey 3, which left staff signed in.
+pub async fn after_a_restart_the_session_is_back_from_the_secret_service_and_no_file_holds_the_token(
+    run: &mut Run,
+) -> Result<()> {
+    let listing = run.world.keyring.search(KEYRING_SERVICE)?;
+    ensure!(
+        listing.contains("attribute.username = variables"),
+        "secret-tool search finds no session entry before the restart:\n{listing}"
+    );
+    let browsed = browser_lines(run);
+    let mut app = run.world.launch(J4, &run.world.sandbox).await?;
+    app.button("Sign out").await.context("the session was not restored")?;
+    app.wait_for_text(SAM.name).await?;
+    ensure!(browser_lines(run) == browsed, "the restart went through the browser");
+    app.shot("signed in again without the browser").await?;
+
+    let sessions = stored_sessions(&run.world.keyring, KEYRING_SERVICE)?;
+    let tokens: Vec<String> = sessions.iter().flat_map(|s| s.tokens()).collect();
+    ensure!(!tokens.is_empty(), "the keyring entry holds no token: {sessions:?}");
+    remember_stored_tokens(run, J4)?;
+    let needles: Vec<(String, String)> = tokens
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (format!("stored token #{i}"), t.clone()))
+        .collect();
+    let dirs = run.world.app_dirs();
+    let hits = files_containing(&dirs, &needles);
+    ensure!(hits.is_empty(), "the token is in files of the app's dirs {dirs:?}: {hits:?}");
+    app.quit().await
+}
+
+/// Journey 5.
+pub async fn signing_out_removes_the_keyring_entry_and_revokes_the_refresh_token(run: &mut Run) -> Result<()> {
+    let mut app = run.world.launch(J5, &run.world.sandbox).await?;
+    app.button("Sign out").await.context("not signed in at start")?;
+    let refresh = stored_sessions(&run.world.keyring, KEYRING_SERVICE)?
+        .iter()
+        .find_map(|s| s.refresh_token())
+        .context("no refresh token in the keyring entry")?;
+    run.saw_token(J5, &refresh);
+
+    app.click("Sign out").await?;
+    app.wait_for_text("Sign in with your browser").await?;
+    app.shot("signed out").await?;
+    let listing = run.world.keyring.search(KEYRING_SERVICE)?;
+    ensure!(!listing.contains("attribute.username"), "entries left after sign-out:\n{listing}");
+    ensure!(
+        !run.world.sandbox.refresh_works(CLIENT_ID, &refresh).await?,
+        "the refresh token still works at the sandbox after sign-out"
+    );
+    let shots = app.shots().clone();
+    app.quit().await?;
+
+    let mut app = run.world.launch_continuing(J5, &run.world.sandbox, shots).await?;
+    app.wait_for_text("Sign in with your browser").await?;
+    ensure!(!app.text().await?.contains(SAM.name), "still signed in after a restart");
+    app.shot("restart shows sign-in").await?;
+    app.quit().await
+}
+
+/// Journey 6. Its own sandbox: user tokens of 10 s (under the app's renewal
+/// margin, so every request renews and rotates), refresh tokens of 45 s.
+pub async fn a_session_expired_beyond_renewal_mid_form_asks_to_sign_in_and_keeps_the_form(
+    run: &mut Run,
+) -> Result<()> {
+    let lifetimes = Lifetimes {
+        user_token: Duration::from_secs(10),
+        refresh_token: Duration::from_secs(45),
+    };
+    let sandbox = run.world.extra_sandbox("short-sandbox", lifetimes)?;
+    patient_via_backend(&sandbox, HARBOR_BACKEND, patients::EXPIRY).await?.record(run);
+    run.world.keyring.clear(KEYRING_SERVICE)?;
+
+    let mut app = run.world.launch(J6, &sandbox).await?;
+    sign_in(run, &app, J6, &SAM, None).await?;
+    open_patient(&app, &patients::full(patients::EXPIRY)).await?;
+    let medication = start_prescription(&app, "Amox").await?;
+    // The medication search was the last request: every token issued until now
+    // is dead once the refresh lifetime has passed since.
+    let last_request = tokio::time::Instant::now();
+    app.fill("Quantity", "21").await?;
+    app.fill("Instructions", "One capsule three times daily for seven days").await?;
+    app.shot("prescription half filled").await?;
+    remember_stored_tokens(run, J6)?;
+    // Whether a rotated refresh token keeps its family's expiry or gets its
+    // own, the newest was issued before `last_request`.
+    tokio::time::sleep_until(last_request + lifetimes.refresh_token + Duration::from_secs(2)).await;
+
+    app.click("Save draft").await?;
+    app.wait_for_text("Your session ended").await?;
+    app.shot("asked to sign in again, form kept").await?;
+    ensure!(app.value_of("Quantity").await? == "21", "the quantity typed was lost");
+    ensure!(
+        app.value_of("Instructions").await? == "One capsule three times daily for seven days",
+        "the instructions typed were lost"
+    );
+    app.wait_for_text(&format!("Chosen: {medication}")).await?;
+
+    sign_in(run, &app, J6, &SAM, None).await?;
+    app.click("Save draft").await?;
+    app.wait_until_gone("Save draft").await?;
+    app.wait_for_text(&medication).await?;
+    app.shot("submitted after signing in again").await?;
+    app.quit().await?;
+    drop(sandbox);
+    Ok(())
+}
+
+/// Journey 7.
+pub async fn cancelling_on_the_sign_in_page_says_access_was_denied_and_offers_to_try_again(
+    run: &mut Run,
+) -> Result<()> {
+    run.world.keyring.clear(KEYRING_SERVICE)?;
+    let mut app = run.world.launch(J7, &run.world.sandbox).await?;
+    run.world.plan_cancel(J7, &SAM)?;
+    app.click("Sign in with your browser").await?;
+    app.wait_for_text("Sign-in was cancelled or refused in the browser.").await?;
+    app.button("Sign in with your browser").await.context("no way to try again")?;
+    app.shot("access denied, try again offered").await?;
+    app.quit().await
+}
