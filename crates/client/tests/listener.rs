@@ -300,3 +300,35 @@ async fn the_landing_page_loads_nothing_from_elsewhere() {
         assert!(!html.contains(external), "{external} in {html}");
     }
 }
+
+/// An opener that fails, counting its attempts (no browser on this machine).
+#[derive(Debug, Default)]
+struct BrokenBrowser(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl rxdesk_client::UrlOpener for BrokenBrowser {
+    fn open(&self, _url: &url::Url) -> std::io::Result<()> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "no browser",
+        ))
+    }
+}
+
+#[tokio::test]
+async fn a_browser_that_fails_to_open_leaves_the_url_to_show() {
+    let opener = BrokenBrowser::default();
+    let attempts = opener.0.clone();
+
+    let pending = offline_client()
+        .sign_in()
+        .opener(opener)
+        .start()
+        .await
+        .unwrap();
+
+    assert_eq!(pending.browser_error(), Some("no browser"));
+    assert!(pending.authorize_url().as_str().contains("/authorize?"));
+    assert!(pending.open_again().is_err());
+    assert_eq!(attempts.load(std::sync::atomic::Ordering::SeqCst), 2);
+}

@@ -276,6 +276,9 @@ impl Page {
     }
 }
 
+/// Per path: the content type and body of the last request.
+type LastRequests = Arc<Mutex<HashMap<String, (String, Vec<u8>)>>>;
+
 /// A tiny HTTP proxy in front of a sandbox: forwards everything, counts requests
 /// per path, and can answer the next GraphQL requests with 503 or replace the
 /// next token responses' `access_token` with garbage.
@@ -283,7 +286,7 @@ impl Page {
 pub struct Proxy {
     pub url: Url,
     counts: Arc<Mutex<HashMap<String, usize>>>,
-    last: Arc<Mutex<HashMap<String, (String, Vec<u8>)>>>,
+    last: LastRequests,
     fail_graphql: Arc<AtomicUsize>,
     corrupt_tokens: Arc<AtomicUsize>,
 }
@@ -293,7 +296,7 @@ struct ProxyState {
     upstream: Url,
     http: reqwest::Client,
     counts: Arc<Mutex<HashMap<String, usize>>>,
-    last: Arc<Mutex<HashMap<String, (String, Vec<u8>)>>>,
+    last: LastRequests,
     fail_graphql: Arc<AtomicUsize>,
     corrupt_tokens: Arc<AtomicUsize>,
 }
