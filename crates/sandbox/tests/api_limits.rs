@@ -123,6 +123,39 @@ async fn a_query_deeper_than_the_limit_is_a_graphql_error() {
     assert_eq!(reply.error_code(), "GRAPHQL_VALIDATION_FAILED");
 }
 
+/// The introspection query GraphQL tooling sends (graphql-js's, trimmed of descriptions).
+const INTROSPECTION: &str = "query IntrospectionQuery {
+  __schema {
+    queryType { name } mutationType { name } subscriptionType { name }
+    types { ...FullType }
+    directives { name locations args { ...InputValue } }
+  }
+}
+fragment FullType on __Type {
+  kind name
+  fields(includeDeprecated: true) { name args { ...InputValue } type { ...TypeRef } isDeprecated deprecationReason }
+  inputFields { ...InputValue }
+  interfaces { ...TypeRef }
+  enumValues(includeDeprecated: true) { name isDeprecated deprecationReason }
+  possibleTypes { ...TypeRef }
+}
+fragment InputValue on __InputValue { name type { ...TypeRef } defaultValue }
+fragment TypeRef on __Type {
+  kind name
+  ofType { kind name ofType { kind name ofType { kind name ofType { kind name
+    ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } } }
+}";
+
+#[tokio::test]
+async fn the_standard_introspection_query_fits_within_the_limits() {
+    let sandbox = support::start_demo().await;
+    let tokens = MapleTokens::get(&sandbox).await;
+
+    let reply = gql(&sandbox, &tokens.machine, INTROSPECTION, json!({})).await;
+
+    assert_eq!(reply.data()["__schema"]["mutationType"]["name"], "Mutation");
+}
+
 #[tokio::test]
 async fn thousands_of_nested_selections_are_a_graphql_error_not_a_crash() {
     let sandbox = support::start_demo().await;
