@@ -89,6 +89,8 @@ pub struct AppCore {
     sign_in_timeout: Duration,
     variables: Result<Option<Configured>, String>,
     notifier: Arc<dyn Notifier>,
+    /// Set when the keyring answered the probe but refused to store a session.
+    keyring_failure: std::sync::Mutex<Option<String>>,
     inner: Mutex<Inner>,
 }
 
@@ -130,6 +132,7 @@ impl AppCore {
             sign_in_timeout: config.sign_in_timeout,
             variables: config.variables,
             notifier: config.notifier,
+            keyring_failure: std::sync::Mutex::new(None),
             inner: Mutex::new(Inner {
                 active,
                 clients: HashMap::new(),
@@ -188,11 +191,33 @@ impl AppCore {
     }
 
     fn storage(&self) -> SessionStorage {
-        match self.store.memory_reason() {
-            None => SessionStorage::Keyring,
-            Some(reason) => SessionStorage::MemoryOnly {
+        if let Some(reason) = self.store.memory_reason() {
+            return SessionStorage::MemoryOnly {
                 reason: reason.to_owned(),
-            },
+            };
+        }
+        let failure = self
+            .keyring_failure
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        match failure {
+            Some(reason) => SessionStorage::MemoryOnly { reason },
+            None => SessionStorage::Keyring,
+        }
+    }
+
+    fn keyring_failed(&self, reason: Option<String>) {
+        *self
+            .keyring_failure
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = reason;
+    }
+
+    fn session_event(&self, session: Option<SessionInfo>) -> SessionEvent {
+        SessionEvent {
+            session,
+            storage: self.storage(),
         }
     }
 
@@ -294,8 +319,14 @@ impl AppCore {
         };
         let id = environment_id.to_owned();
         match self.store_call(move |s| s.save(&id, &text)).await {
-            Some(Ok(())) => tracing::debug!("session stored"),
-            Some(Err(e)) => tracing::warn!(error = %e, "session not stored; kept in memory"),
+            Some(Ok(())) => {
+                tracing::debug!("session stored");
+                self.keyring_failed(None);
+            }
+            Some(Err(e)) => {
+                tracing::warn!(error = %e, "session not stored; kept in memory");
+                self.keyring_failed(Some(format!("the keyring did not store the session: {e}")));
+            }
             None => tracing::warn!("session store task failed"),
         }
     }
@@ -392,9 +423,8 @@ impl AppCore {
                 tracing::info!("session renewed");
                 self.save_session(id, &fresh).await;
                 inner.session = Some(fresh.clone());
-                self.notifier.session(SessionEvent {
-                    session: Some(session_info(id, &fresh)),
-                });
+                self.notifier
+                    .session(self.session_event(Some(session_info(id, &fresh))));
                 Ok((client.clone(), fresh, id.to_owned()))
             }
             Err(e @ ClientError::SignedOut { .. }) => {
@@ -408,7 +438,7 @@ impl AppCore {
     async fn drop_session(&self, inner: &mut Inner, id: &str) {
         inner.session = None;
         self.forget_session(id).await;
-        self.notifier.session(SessionEvent { session: None });
+        self.notifier.session(self.session_event(None));
     }
 
     /// Runs `op` with the API as the signed-in user. On `SignedOut`, renews once
@@ -472,7 +502,7 @@ impl AppCore {
         self.forget_session(&id).await;
         let client = inner.clients.get(&id).cloned();
         drop(inner);
-        self.notifier.session(SessionEvent { session: None });
+        self.notifier.session(self.session_event(None));
         if let (Some(session), Some(client)) = (session, client) {
             match client.sign_out(session).await {
                 SignOutReport::Revoked => tracing::info!("signed out; refresh token revoked"),
@@ -565,9 +595,7 @@ impl AppCore {
                 self.notifier.sign_in(SignInEvent::SignedIn {
                     session: info.clone(),
                 });
-                self.notifier.session(SessionEvent {
-                    session: Some(info),
-                });
+                self.notifier.session(self.session_event(Some(info)));
             }
             Ok(_) => tracing::info!("sign-in finished for an environment no longer active"),
             Err(e) => {

@@ -125,6 +125,8 @@ pub struct SessionInfo {
 #[serde(rename_all = "camelCase")]
 pub struct SessionEvent {
     pub session: Option<SessionInfo>,
+    /// Where the session is kept now (a keyring that refused a write means memory only).
+    pub storage: SessionStorage,
 }
 
 /// Everything the UI needs at start.

@@ -28,7 +28,11 @@ export type SessionInfo = { environmentId: string, userName: string, userEmail: 
  */
 expiresAt: string, };
 
-export type SessionEvent = { session: SessionInfo | null, };
+export type SessionEvent = { session: SessionInfo | null, 
+/**
+ * Where the session is kept now (a keyring that refused a write means memory only).
+ */
+storage: SessionStorage, };
 
 export type AppStatus = { environments: Array<EnvironmentInfo>, activeEnvironment: string, session: SessionInfo | null, storage: SessionStorage, 
 /**

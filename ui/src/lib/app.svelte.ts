@@ -43,6 +43,7 @@ export class AppState {
     await onSignIn((e) => this.applySignIn(e));
     await onSession((e) => {
       this.session = e.session;
+      if (this.status) this.status = { ...this.status, storage: e.storage };
     });
     try {
       this.status = await api.appStatus();

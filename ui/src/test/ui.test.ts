@@ -95,6 +95,28 @@ describe('the refusal banner', () => {
   });
 });
 
+it('shows a per-item refusal of Sign selected in the banner as well', async () => {
+  const fake = install();
+  app.session = MO_SESSION;
+  const refusal = refused('PRESCRIPTION_SIGNING_UNAUTHORIZED', 'The caller is not authorized to sign prescriptions', 'write:prescription');
+  fake
+    .on('signing_queue', () => [prescription('rx_1', 'DRAFT', 'Jane Doe')])
+    .on('sign_prescriptions', () => [{ prescriptionId: 'rx_1', signed: null, error: refusal }]);
+  const root = render(SigningQueue);
+  await settle();
+  (root.querySelector('input[aria-label="Select Jane Doe: Medication rx_1"]') as HTMLInputElement).click();
+  flushSync();
+  button(root, /^Sign selected/).click();
+  flushSync();
+  expect(document.activeElement?.textContent).toBe('Sign these');
+  button(root, 'Sign these').click();
+  await settle();
+
+  expect(root.querySelector('[data-testid="refusal-code"]')?.textContent).toBe('PRESCRIPTION_SIGNING_UNAUTHORIZED');
+  expect(root.querySelector('[data-testid="refusal-permission"]')?.textContent).toBe('write:prescription');
+  expect(root.querySelector('[aria-label="Signing results"]')?.textContent).toContain('Not signed');
+});
+
 describe('the Send button', () => {
   it('says why the order cannot go yet, and still asks the network when clicked', async () => {
     const fake = install();
