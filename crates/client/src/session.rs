@@ -155,7 +155,7 @@ impl From<&BasicTokenResponse> for TokenParts {
             .unwrap_or_default();
         Self {
             access_token: Secret::new(token.access_token().secret().as_str()),
-            expires_at: (now + lifetime).as_secs(),
+            expires_at: now.saturating_add(lifetime).as_secs(),
             refresh_token: token
                 .refresh_token()
                 .map(|r| Secret::new(r.secret().as_str())),

@@ -17,6 +17,8 @@ use crate::environment::{BackendCredentials, Environment};
 use crate::error::ClientError;
 use crate::secret::Secret;
 
+/// The longest lifetime we believe a token endpoint (one year).
+const MAX_LIFETIME_SECS: u64 = 365 * 86_400;
 /// The longest we renew a token ahead of its expiry.
 const MAX_RENEW_AHEAD: Duration = Duration::from_secs(300);
 
@@ -205,10 +207,11 @@ impl MachineTokens {
                     parsed.token_type
                 )));
             }
-            let lifetime = Duration::from_secs(parsed.expires_in);
+            // Capped so that no answer, however odd, overflows an Instant.
+            let lifetime = Duration::from_secs(parsed.expires_in.min(MAX_LIFETIME_SECS));
             Ok(Cached {
                 token: parsed.access_token,
-                renew_at: started + lifetime - renew_ahead(lifetime),
+                renew_at: started + (lifetime - renew_ahead(lifetime)),
             })
         }
         .instrument(span.clone())

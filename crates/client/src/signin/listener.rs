@@ -93,8 +93,8 @@ impl Listener {
         tokio::pin!(timeout);
         loop {
             tokio::select! {
-                accepted = self.listener.accept() => {
-                    if let Ok((stream, _)) = accepted {
+                accepted = self.listener.accept() => match accepted {
+                    Ok((stream, _)) => {
                         let tx = tx.clone();
                         tokio::spawn(async move {
                             if let Some(pair) = read_request(stream).await {
@@ -102,7 +102,9 @@ impl Listener {
                             }
                         });
                     }
-                }
+                    // Out of file descriptors or the like: breathe, do not spin.
+                    Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+                },
                 Some((request, stream)) = rx.recv() => {
                     match route(&request, state) {
                         Route::Code(code) => return Ended::Code(code, Responder { stream }),
