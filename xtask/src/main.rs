@@ -12,8 +12,14 @@ const USAGE: &str = "\
 usage: cargo xtask <command>
 
 commands:
-  run     start the local sandbox network (demo fixture, data under target/sandbox-data)
-  test    run every check CI runs: format, lints, UI checks, all test suites
+  run     start Rx Desk on the built-in local sandbox
+          (--sandbox-only: just the sandbox network, data under target/sandbox-data)
+  test    run every check CI runs: UI checks and tests, format, lints, all Rust tests,
+          then the end-to-end journeys
+  e2e     build and run only the end-to-end journeys (optional journey-name filters)
+
+Missing Debian packages are installed with apt-get when run as root; otherwise the
+command to install them is printed.
 ";
 
 fn main() -> ExitCode {
@@ -21,6 +27,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("run") => run(&args[1..]),
         Some("test") => test(),
+        Some("e2e") => e2e(true, &args[1..]),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             Ok(())
@@ -42,7 +49,9 @@ fn main() -> ExitCode {
 /// The workspace root (the parent of this crate's directory).
 fn root() -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest.parent().map_or_else(|| manifest.to_path_buf(), Path::to_path_buf)
+    manifest
+        .parent()
+        .map_or_else(|| manifest.to_path_buf(), Path::to_path_buf)
 }
 
 fn cargo() -> Command {
@@ -54,20 +63,156 @@ fn cargo() -> Command {
 /// Runs `cmd`, echoing it first, and fails with its name when it fails.
 fn step(what: &str, mut cmd: Command) -> Result<()> {
     eprintln!("\n==> {what}");
-    let status = cmd.status().with_context(|| format!("cannot start: {what}"))?;
+    let status = cmd
+        .status()
+        .with_context(|| format!("cannot start: {what}"))?;
     if !status.success() {
         bail!("failed: {what} ({status})");
     }
     Ok(())
 }
 
+/// Debian packages that building the desktop app needs (WebKitGTK and friends).
+const BUILD_PACKAGES: &[&str] = &[
+    "pkg-config",
+    "libssl-dev",
+    "libwebkit2gtk-4.1-dev",
+    "libgtk-3-dev",
+    "librsvg2-dev",
+    "libayatana-appindicator3-dev",
+];
+
+/// Debian packages the end-to-end suite needs: an X display, WebDriver for
+/// WebKit, a Secret Service, and Chromium with its driver for the sign-in page.
+const TEST_PACKAGES: &[&str] = &[
+    "xvfb",
+    "xauth",
+    "webkit2gtk-driver",
+    "dbus",
+    "dbus-x11",
+    "gnome-keyring",
+    "libsecret-tools",
+    "chromium",
+    "chromium-driver",
+];
+
+fn installed(package: &str) -> bool {
+    Command::new("dpkg-query")
+        .args(["-W", "-f=${Status}", package])
+        .output()
+        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).contains("install ok installed"))
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "0")
+}
+
+/// Installs the missing Debian packages (as root), or says which command to run.
+fn ensure_packages(packages: &[&str]) -> Result<()> {
+    if !Path::new("/usr/bin/dpkg-query").exists() {
+        eprintln!(
+            "xtask: not a Debian system; make sure these are installed: {}",
+            packages.join(" ")
+        );
+        return Ok(());
+    }
+    let missing: Vec<&str> = packages.iter().copied().filter(|p| !installed(p)).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    if !is_root() {
+        bail!(
+            "missing Debian packages; install them with:\n  sudo apt-get install --no-install-recommends {}",
+            missing.join(" ")
+        );
+    }
+    let mut update = Command::new("apt-get");
+    update.args(["update", "-qq"]);
+    step("apt-get update", update)?;
+    let mut install = Command::new("apt-get");
+    install
+        .env("DEBIAN_FRONTEND", "noninteractive")
+        .args(["install", "-y", "-qq", "--no-install-recommends"])
+        .args(&missing);
+    step(&format!("apt-get install {}", missing.join(" ")), install)
+}
+
+/// `tauri-driver`, the WebDriver bridge of the end-to-end suite, from crates.io.
+fn ensure_tauri_driver() -> Result<()> {
+    let on_path = std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path).any(|dir| dir.join("tauri-driver").is_file())
+    });
+    if on_path {
+        return Ok(());
+    }
+    let mut install = cargo();
+    install.args(["install", "tauri-driver", "--locked", "--version", "^2"]);
+    step("cargo install tauri-driver", install)
+}
+
 fn run(extra: &[String]) -> Result<()> {
-    let data = root().join("target").join("sandbox-data");
+    if extra.iter().any(|a| a == "--sandbox-only") {
+        let rest: Vec<&String> = extra.iter().filter(|a| *a != "--sandbox-only").collect();
+        let data = root().join("target").join("sandbox-data");
+        let mut cmd = cargo();
+        cmd.args(["run", "--package", "rxdesk-sandbox", "--", "--data"])
+            .arg(&data)
+            .args(rest);
+        return step("start the local sandbox", cmd);
+    }
+    ensure_packages(BUILD_PACKAGES)?;
+    if !root().join("ui").join("node_modules").exists() {
+        step("npm ci (ui)", npm(&["ci", "--no-audit", "--no-fund"]))?;
+    }
+    step("ui: build", npm(&["run", "build"]))?;
     let mut cmd = cargo();
-    cmd.args(["run", "--package", "rxdesk-sandbox", "--", "--data"])
-        .arg(&data)
-        .args(extra);
-    step("start the local sandbox", cmd)
+    cmd.args(["run", "--package", "rxdesk", "--"]).args(extra);
+    step("Rx Desk", cmd)
+}
+
+/// The end-to-end journeys: the real app under Xvfb with a real keyring and a
+/// real browser sign-in. `build` first builds the binaries they drive (the
+/// `test` command already has them from `cargo test`).
+fn e2e(build: bool, filters: &[String]) -> Result<()> {
+    if build {
+        ensure_packages(BUILD_PACKAGES)?;
+        ensure_packages(TEST_PACKAGES)?;
+        ensure_tauri_driver()?;
+        if !root().join("ui").join("node_modules").exists() {
+            step("npm ci (ui)", npm(&["ci", "--no-audit", "--no-fund"]))?;
+        }
+        step("ui: build", npm(&["run", "build"]))?;
+        let mut bins = cargo();
+        bins.args([
+            "build",
+            "--locked",
+            "--bins",
+            "-p",
+            "rxdesk",
+            "-p",
+            "rxdesk-sandbox",
+            "-p",
+            "rxdesk-e2e",
+        ]);
+        step("build the app, the sandbox and the e2e browser", bins)?;
+    }
+    let mut journeys = cargo();
+    journeys
+        .env("RXDESK_E2E", "1")
+        .args([
+            "test",
+            "--locked",
+            "-p",
+            "rxdesk-e2e",
+            "--test",
+            "journeys",
+            "--",
+        ])
+        .args(filters);
+    step("end-to-end journeys", journeys)
 }
 
 fn npm(args: &[&str]) -> Command {
@@ -86,6 +231,9 @@ fn ui() -> Result<()> {
 }
 
 fn test() -> Result<()> {
+    ensure_packages(BUILD_PACKAGES)?;
+    ensure_packages(TEST_PACKAGES)?;
+    ensure_tauri_driver()?;
     ui()?;
 
     let mut fmt = cargo();
@@ -107,5 +255,6 @@ fn test() -> Result<()> {
     let mut tests = cargo();
     tests.args(["test", "--workspace", "--locked"]);
     step("cargo test (all crates)", tests)?;
-    Ok(())
+
+    e2e(false, &[])
 }
