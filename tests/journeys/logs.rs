@@ -27,7 +27,10 @@ pub async fn no_log_of_the_run_holds_a_token_or_a_patient_name(run: &mut Run) ->
         run.tokens.iter().any(|(_, t)| !t.starts_with("eyJ")),
         "no refresh token was captured during the run; the check would miss them"
     );
-    ensure!(!run.patient_names.is_empty(), "no patient name was used during the run");
+    ensure!(
+        !run.patient_names.is_empty(),
+        "no patient name was used during the run"
+    );
 
     let mut needles: Vec<(String, String)> = run
         .tokens
@@ -56,6 +59,9 @@ pub async fn no_log_of_the_run_holds_a_token_or_a_patient_name(run: &mut Run) ->
         run.tokens.len(),
         run.patient_names.len()
     );
-    ensure!(hits.is_empty(), "secrets or patient data in logs: {hits:#?}");
+    ensure!(
+        hits.is_empty(),
+        "secrets or patient data in logs: {hits:#?}"
+    );
     Ok(())
 }

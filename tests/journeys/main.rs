@@ -58,7 +58,10 @@ fn main() -> ExitCode {
         println!("e2e journeys: skipped (set RXDESK_E2E=1, run via cargo xtask e2e)");
         return ExitCode::SUCCESS;
     }
-    let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
     runtime.block_on(async {
         tokio::select! {
@@ -73,7 +76,8 @@ fn main() -> ExitCode {
 
 /// Ctrl-C or SIGTERM: returning lets every guard stop its processes.
 async fn interrupted() {
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("SIGTERM handler");
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
         _ = term.recv() => {}
@@ -104,7 +108,11 @@ async fn run(filters: &[String]) -> ExitCode {
 
     macro_rules! journey {
         ($path:path) => {{
-            let name = stringify!($path).rsplit("::").next().unwrap_or_default().trim();
+            let name = stringify!($path)
+                .rsplit("::")
+                .next()
+                .unwrap_or_default()
+                .trim();
             if filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str())) {
                 report.run(name, $path(&mut run)).await;
             }
@@ -119,7 +127,9 @@ async fn run(filters: &[String]) -> ExitCode {
     journey!(session::after_a_restart_the_session_is_back_from_the_secret_service_and_no_file_holds_the_token);
     journey!(session::signing_out_removes_the_keyring_entry_and_revokes_the_refresh_token);
     journey!(session::a_session_expired_beyond_renewal_mid_form_asks_to_sign_in_and_keeps_the_form);
-    journey!(session::cancelling_on_the_sign_in_page_says_access_was_denied_and_offers_to_try_again);
+    journey!(
+        session::cancelling_on_the_sign_in_page_says_access_was_denied_and_offers_to_try_again
+    );
     journey!(logs::no_log_of_the_run_holds_a_token_or_a_patient_name);
 
     let failed = report.failed.len();
@@ -133,7 +143,11 @@ async fn run(filters: &[String]) -> ExitCode {
         println!("  FAILED {name}: {error:#}");
     }
     drop(run);
-    if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }
 
 fn fail_setup(e: anyhow::Error) -> ExitCode {
@@ -161,7 +175,10 @@ impl Report {
                 self.passed += 1;
             }
             Err(e) => {
-                println!("journey {name} ... FAILED ({:.1?})\n  {e:#}", started.elapsed());
+                println!(
+                    "journey {name} ... FAILED ({:.1?})\n  {e:#}",
+                    started.elapsed()
+                );
                 self.failed.push((name.to_owned(), e));
             }
         }

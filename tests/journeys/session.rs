@@ -11,7 +11,10 @@ use rxdesk_e2e::tokens::{files_containing, stored_sessions};
 use rxdesk_e2e::{CLIENT_ID, KEYRING_SERVICE};
 
 use crate::Run;
-use crate::steps::{open_patient, patient_via_backend, patients, remember_stored_tokens, sign_in, start_prescription};
+use crate::steps::{
+    open_patient, patient_via_backend, patients, remember_stored_tokens, sign_in,
+    start_prescription,
+};
 
 const J4: &str = "04-restart";
 const J5: &str = "05-sign-out";
@@ -34,14 +37,22 @@ pub async fn after_a_restart_the_session_is_back_from_the_secret_service_and_no_
     );
     let browsed = browser_lines(run);
     let mut app = run.world.launch(J4, &run.world.sandbox).await?;
-    app.button("Sign out").await.context("the session was not restored")?;
+    app.button("Sign out")
+        .await
+        .context("the session was not restored")?;
     app.wait_for_text(SAM.name).await?;
-    ensure!(browser_lines(run) == browsed, "the restart went through the browser");
+    ensure!(
+        browser_lines(run) == browsed,
+        "the restart went through the browser"
+    );
     app.shot("signed in again without the browser").await?;
 
     let sessions = stored_sessions(&run.world.keyring, KEYRING_SERVICE)?;
     let tokens: Vec<String> = sessions.iter().flat_map(|s| s.tokens()).collect();
-    ensure!(!tokens.is_empty(), "the keyring entry holds no token: {sessions:?}");
+    ensure!(
+        !tokens.is_empty(),
+        "the keyring entry holds no token: {sessions:?}"
+    );
     remember_stored_tokens(run, J4)?;
     let needles: Vec<(String, String)> = tokens
         .iter()
@@ -50,14 +61,21 @@ pub async fn after_a_restart_the_session_is_back_from_the_secret_service_and_no_
         .collect();
     let dirs = run.world.app_dirs();
     let hits = files_containing(&dirs, &needles);
-    ensure!(hits.is_empty(), "the token is in files of the app's dirs {dirs:?}: {hits:?}");
+    ensure!(
+        hits.is_empty(),
+        "the token is in files of the app's dirs {dirs:?}: {hits:?}"
+    );
     app.quit().await
 }
 
 /// Journey 5.
-pub async fn signing_out_removes_the_keyring_entry_and_revokes_the_refresh_token(run: &mut Run) -> Result<()> {
+pub async fn signing_out_removes_the_keyring_entry_and_revokes_the_refresh_token(
+    run: &mut Run,
+) -> Result<()> {
     let mut app = run.world.launch(J5, &run.world.sandbox).await?;
-    app.button("Sign out").await.context("not signed in at start")?;
+    app.button("Sign out")
+        .await
+        .context("not signed in at start")?;
     let refresh = stored_sessions(&run.world.keyring, KEYRING_SERVICE)?
         .iter()
         .find_map(|s| s.refresh_token())
@@ -68,7 +86,10 @@ pub async fn signing_out_removes_the_keyring_entry_and_revokes_the_refresh_token
     app.wait_for_text("Sign in with your browser").await?;
     app.shot("signed out").await?;
     let listing = run.world.keyring.search(KEYRING_SERVICE)?;
-    ensure!(!listing.contains("attribute.username"), "entries left after sign-out:\n{listing}");
+    ensure!(
+        !listing.contains("attribute.username"),
+        "entries left after sign-out:\n{listing}"
+    );
     ensure!(
         !run.world.sandbox.refresh_works(CLIENT_ID, &refresh).await?,
         "the refresh token still works at the sandbox after sign-out"
@@ -76,9 +97,15 @@ pub async fn signing_out_removes_the_keyring_entry_and_revokes_the_refresh_token
     let shots = app.shots().clone();
     app.quit().await?;
 
-    let mut app = run.world.launch_continuing(J5, &run.world.sandbox, shots).await?;
+    let mut app = run
+        .world
+        .launch_continuing(J5, &run.world.sandbox, shots)
+        .await?;
     app.wait_for_text("Sign in with your browser").await?;
-    ensure!(!app.text().await?.contains(SAM.name), "still signed in after a restart");
+    ensure!(
+        !app.text().await?.contains(SAM.name),
+        "still signed in after a restart"
+    );
     app.shot("restart shows sign-in").await?;
     app.quit().await
 }
@@ -93,7 +120,9 @@ pub async fn a_session_expired_beyond_renewal_mid_form_asks_to_sign_in_and_keeps
         refresh_token: Duration::from_secs(45),
     };
     let sandbox = run.world.extra_sandbox("short-sandbox", lifetimes)?;
-    patient_via_backend(&sandbox, HARBOR_BACKEND, patients::EXPIRY).await?.record(run);
+    patient_via_backend(&sandbox, HARBOR_BACKEND, patients::EXPIRY)
+        .await?
+        .record(run);
     run.world.keyring.clear(KEYRING_SERVICE)?;
 
     let mut app = run.world.launch(J6, &sandbox).await?;
@@ -104,7 +133,11 @@ pub async fn a_session_expired_beyond_renewal_mid_form_asks_to_sign_in_and_keeps
     // is dead once the refresh lifetime has passed since.
     let last_request = tokio::time::Instant::now();
     app.fill("Quantity", "21").await?;
-    app.fill("Instructions", "One capsule three times daily for seven days").await?;
+    app.fill(
+        "Instructions",
+        "One capsule three times daily for seven days",
+    )
+    .await?;
     app.shot("prescription half filled").await?;
     remember_stored_tokens(run, J6)?;
     // Whether a rotated refresh token keeps its family's expiry or gets its
@@ -114,7 +147,10 @@ pub async fn a_session_expired_beyond_renewal_mid_form_asks_to_sign_in_and_keeps
     app.click("Save draft").await?;
     app.wait_for_text("Your session ended").await?;
     app.shot("asked to sign in again, form kept").await?;
-    ensure!(app.value_of("Quantity").await? == "21", "the quantity typed was lost");
+    ensure!(
+        app.value_of("Quantity").await? == "21",
+        "the quantity typed was lost"
+    );
     ensure!(
         app.value_of("Instructions").await? == "One capsule three times daily for seven days",
         "the instructions typed were lost"
@@ -139,8 +175,11 @@ pub async fn cancelling_on_the_sign_in_page_says_access_was_denied_and_offers_to
     let mut app = run.world.launch(J7, &run.world.sandbox).await?;
     run.world.plan_cancel(J7, &SAM)?;
     app.click("Sign in with your browser").await?;
-    app.wait_for_text("Sign-in was cancelled or refused in the browser.").await?;
-    app.button("Sign in with your browser").await.context("no way to try again")?;
+    app.wait_for_text("Sign-in was cancelled or refused in the browser.")
+        .await?;
+    app.button("Sign in with your browser")
+        .await
+        .context("no way to try again")?;
     app.shot("access denied, try again offered").await?;
     app.quit().await
 }

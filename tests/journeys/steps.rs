@@ -28,12 +28,22 @@ pub mod patients {
 /// Clicks **Sign in with your browser** with the browser program told to sign
 /// in as `user` (choosing `organization` when asked), and waits until the app
 /// shows the user signed in. Remembers the tokens the keyring then holds.
-pub async fn sign_in(run: &mut Run, app: &Desktop, journey: &str, user: &User, organization: Option<&str>) -> Result<()> {
+pub async fn sign_in(
+    run: &mut Run,
+    app: &Desktop,
+    journey: &str,
+    user: &User,
+    organization: Option<&str>,
+) -> Result<()> {
     run.world.plan_sign_in(journey, user, organization)?;
     app.click("Sign in with your browser").await?;
-    app.button("Sign out")
-        .await
-        .with_context(|| format!("not signed in as {}; see {}", user.email, run.world.browser_log().display()))?;
+    app.button("Sign out").await.with_context(|| {
+        format!(
+            "not signed in as {}; see {}",
+            user.email,
+            run.world.browser_log().display()
+        )
+    })?;
     app.wait_for_text(user.name).await?;
     remember_stored_tokens(run, &format!("{journey}: signed in as {}", user.email))?;
     Ok(())
@@ -90,7 +100,10 @@ pub async fn patient_via_backend(
         )
         .await?;
     let result = &data["createPatient"];
-    ensure!(result["__typename"] == "Patient", "createPatient refused: {result}");
+    ensure!(
+        result["__typename"] == "Patient",
+        "createPatient refused: {result}"
+    );
     Ok(MadePatient {
         id: result["id"].as_str().unwrap_or_default().to_owned(),
         name: patients::full((first, last)),
@@ -121,7 +134,11 @@ pub async fn start_prescription(app: &Desktop, medication: &str) -> Result<Strin
 }
 
 /// Fills the rest of an opened prescription form and saves it as a draft.
-pub async fn finish_prescription(app: &Desktop, medication: &str, instructions: &str) -> Result<()> {
+pub async fn finish_prescription(
+    app: &Desktop,
+    medication: &str,
+    instructions: &str,
+) -> Result<()> {
     app.fill("Instructions", instructions).await?;
     app.click("Save draft").await?;
     app.wait_until_gone("Save draft").await?;

@@ -7,7 +7,9 @@ use rxdesk_e2e::KEYRING_SERVICE;
 use rxdesk_e2e::fixture::{HARBOR, PIA, SAM, WILLOW_BACKEND};
 
 use crate::Run;
-use crate::steps::{finish_prescription, open_patient, patient_via_backend, patients, sign_in, start_prescription};
+use crate::steps::{
+    finish_prescription, open_patient, patient_via_backend, patients, sign_in, start_prescription,
+};
 
 const J1: &str = "01-staff-prepares";
 const J2: &str = "02-prescriber-signs";
@@ -37,7 +39,8 @@ pub async fn staff_prepare_a_patient_two_drafts_and_an_order_and_the_network_ref
     app.fill("Email", "marisol.at.example").await?;
     app.click("Create patient").await?;
     app.wait_for_text("not a valid email address").await?;
-    app.shot("patient form shows the network's validation error").await?;
+    app.shot("patient form shows the network's validation error")
+        .await?;
     app.fill("Email", "marisol@example.net").await?;
     app.click("Create patient").await?;
     app.wait_for_text(&patients::full(patients::HARBOR)).await?;
@@ -61,24 +64,32 @@ pub async fn staff_prepare_a_patient_two_drafts_and_an_order_and_the_network_ref
         checkbox.click().await?;
     }
     app.click("Save order draft").await?;
-    app.wait_for_text("Send — 2 prescriptions await a prescriber's signature").await?;
-    app.shot("order drafted, send blocked with the reason").await?;
+    app.wait_for_text("Send — 2 prescriptions await a prescriber's signature")
+        .await?;
+    app.shot("order drafted, send blocked with the reason")
+        .await?;
 
     // Sign: marked as needing write:prescription, and the network refuses.
     app.click("Signing queue").await?;
-    app.wait_for_text("Signing needs write:prescription — prescribers only").await?;
+    app.wait_for_text("Signing needs write:prescription — prescribers only")
+        .await?;
     app.check("Select all drafts").await?;
     app.click("Sign selected (2)").await?;
     app.wait_for_text("Sign 2 prescriptions?").await?;
     app.click("Sign these").await?;
-    app.wait_for_text("PRESCRIPTION_SIGNING_UNAUTHORIZED").await?;
-    ensure!(app.text().await?.contains("write:prescription"), "the refusal does not name write:prescription");
+    app.wait_for_text("PRESCRIPTION_SIGNING_UNAUTHORIZED")
+        .await?;
+    ensure!(
+        app.text().await?.contains("write:prescription"),
+        "the refusal does not name write:prescription"
+    );
     app.shot("signing refused by the network").await?;
 
     // Send anyway: the network's own refusal.
     open_patient(&app, &patients::full(patients::HARBOR)).await?;
     app.click("Send — 2 prescriptions await").await?;
-    app.wait_for_text("ORDER_HAS_UNSIGNED_PRESCRIPTIONS").await?;
+    app.wait_for_text("ORDER_HAS_UNSIGNED_PRESCRIPTIONS")
+        .await?;
     app.shot("sending refused by the network").await?;
     app.quit().await
 }
@@ -108,13 +119,20 @@ pub async fn a_prescriber_in_two_organizations_chooses_one_sees_only_its_patient
     app.wait_for_text("Sign 2 prescriptions?").await?;
     let confirmation = app.text().await?;
     ensure!(
-        confirmation.contains(&patients::full(patients::HARBOR)) && confirmation.contains("Lisinopril") && confirmation.contains("Metformin"),
+        confirmation.contains(&patients::full(patients::HARBOR))
+            && confirmation.contains("Lisinopril")
+            && confirmation.contains("Metformin"),
         "the confirmation does not name the patient and both medications"
     );
-    app.shot("confirmation names patient and medications").await?;
+    app.shot("confirmation names patient and medications")
+        .await?;
     app.click("Sign these").await?;
-    app.wait_for_text("No drafts waiting for a signature.").await?;
-    ensure!(!app.text().await?.contains("Not signed"), "a prescription was not signed");
+    app.wait_for_text("No drafts waiting for a signature.")
+        .await?;
+    ensure!(
+        !app.text().await?.contains("Not signed"),
+        "a prescription was not signed"
+    );
     app.shot("both signed").await?;
     app.quit().await
 }
@@ -127,7 +145,8 @@ pub async fn staff_send_the_signed_order_and_it_shows_as_sent(run: &mut Run) -> 
     open_patient(&app, &patients::full(patients::HARBOR)).await?;
     app.click("Send").await?;
     app.wait_for_text("Sent").await?;
-    app.wait_until_gone("await a prescriber's signature").await?;
+    app.wait_until_gone("await a prescriber's signature")
+        .await?;
     app.shot("order sent").await?;
     app.quit().await
 }

@@ -25,6 +25,14 @@ use crate::process::Guard;
 pub const PLAN_ENV: &str = "E2E_BROWSER_PLAN";
 /// Environment variable naming the log file.
 pub const LOG_ENV: &str = "E2E_BROWSER_LOG";
+/// Environment variable naming the directory for Chromium profiles and the
+/// chromedriver log (the system temp dir when unset). The harness empties it:
+/// the program may be killed with the app before it cleans up.
+pub const TMP_ENV: &str = "E2E_BROWSER_TMP";
+
+fn scratch_dir() -> PathBuf {
+    std::env::var_os(TMP_ENV).map_or_else(std::env::temp_dir, PathBuf::from)
+}
 
 /// Debian's Chromium and its driver (packages `chromium`, `chromium-driver`).
 pub const CHROMIUM: &str = "/usr/bin/chromium";
@@ -122,7 +130,7 @@ pub struct Landing {
 
 /// Runs one sign-in on `authorize_url` as `plan` says.
 pub async fn complete_sign_in(authorize_url: &str, plan: &Plan, log: &StepLog) -> Result<Landing> {
-    let profile = std::env::temp_dir().join(format!("rxdesk-e2e-chromium-{}", std::process::id()));
+    let profile = scratch_dir().join(format!("rxdesk-e2e-chromium-{}", std::process::id()));
     std::fs::create_dir_all(&profile)?;
     let result = drive(authorize_url, plan, log, &profile).await;
     // A leftover profile only costs disk space in the temp dir.
@@ -131,7 +139,10 @@ pub async fn complete_sign_in(authorize_url: &str, plan: &Plan, log: &StepLog) -
 }
 
 async fn drive(authorize_url: &str, plan: &Plan, log: &StepLog, profile: &Path) -> Result<Landing> {
-    let driver_log = std::env::temp_dir().join(format!("rxdesk-e2e-chromedriver-{}.log", std::process::id()));
+    let driver_log = scratch_dir().join(format!(
+        "rxdesk-e2e-chromedriver-{}.log",
+        std::process::id()
+    ));
     let (driver, line) = Guard::spawn_until_line(
         "chromedriver",
         Command::new(CHROMEDRIVER).arg("--port=0"),
@@ -174,7 +185,10 @@ async fn drive(authorize_url: &str, plan: &Plan, log: &StepLog, profile: &Path) 
         .context("chromedriver refused a session (is chromium installed?)")?;
     let outcome = sign_in_page(&client, authorize_url, plan, log).await;
     if let Err(e) = &outcome {
-        log.line(&format!("page at failure: {}", describe_page(&client).await));
+        log.line(&format!(
+            "page at failure: {}",
+            describe_page(&client).await
+        ));
         shot(&client, plan, "failure", log).await;
         log.line(&format!("error: {e:#}"));
     }
@@ -185,7 +199,12 @@ async fn drive(authorize_url: &str, plan: &Plan, log: &StepLog, profile: &Path) 
     outcome
 }
 
-async fn sign_in_page(client: &Client, authorize_url: &str, plan: &Plan, log: &StepLog) -> Result<Landing> {
+async fn sign_in_page(
+    client: &Client,
+    authorize_url: &str,
+    plan: &Plan,
+    log: &StepLog,
+) -> Result<Landing> {
     client.goto(authorize_url).await?;
     let email = client
         .wait()
@@ -204,12 +223,20 @@ async fn sign_in_page(client: &Client, authorize_url: &str, plan: &Plan, log: &S
                 .send_keys(&plan.password)
                 .await?;
             shot(client, plan, "1-sign-in", log).await;
-            client.find(Locator::XPath(&button("Sign in"))).await?.click().await?;
+            client
+                .find(Locator::XPath(&button("Sign in")))
+                .await?
+                .click()
+                .await?;
             log.line(&format!("signed in as {}", plan.email));
         }
         Action::Cancel => {
             shot(client, plan, "1-sign-in", log).await;
-            client.find(Locator::XPath(&button("Cancel"))).await?.click().await?;
+            client
+                .find(Locator::XPath(&button("Cancel")))
+                .await?
+                .click()
+                .await?;
             log.line("clicked Cancel");
         }
     }
@@ -228,7 +255,11 @@ async fn sign_in_page(client: &Client, authorize_url: &str, plan: &Plan, log: &S
                 bail!("asked to choose an organization but the plan names none");
             };
             shot(client, plan, "2-choose-organization", log).await;
-            client.find(Locator::XPath(&button(organization))).await?.click().await?;
+            client
+                .find(Locator::XPath(&button(organization)))
+                .await?
+                .click()
+                .await?;
             log.line(&format!("chose {organization}"));
             chose = true;
         }
@@ -241,7 +272,10 @@ async fn sign_in_page(client: &Client, authorize_url: &str, plan: &Plan, log: &S
     log.line(&format!(
         "landed {} {}",
         landing.callback,
-        landing.error.as_deref().map_or("with a code".to_owned(), |e| format!("error={e}"))
+        landing
+            .error
+            .as_deref()
+            .map_or("with a code".to_owned(), |e| format!("error={e}"))
     ));
     Ok(landing)
 }
@@ -275,7 +309,10 @@ fn is_loopback(url: &Url) -> bool {
 
 async fn heading_is(client: &Client, text: &str) -> bool {
     client
-        .find(Locator::XPath(&format!("//h1[normalize-space()={}]", xpath_literal(text))))
+        .find(Locator::XPath(&format!(
+            "//h1[normalize-space()={}]",
+            xpath_literal(text)
+        )))
         .await
         .is_ok()
 }
@@ -290,7 +327,9 @@ async fn describe_page(client: &Client) -> String {
 }
 
 async fn shot(client: &Client, plan: &Plan, step: &str, log: &StepLog) {
-    let Some(prefix) = &plan.screenshot_prefix else { return };
+    let Some(prefix) = &plan.screenshot_prefix else {
+        return;
+    };
     let path = PathBuf::from(format!("{}-{step}.png", prefix.display()));
     match client.screenshot().await {
         Ok(png) => {

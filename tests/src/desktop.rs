@@ -33,8 +33,16 @@ pub struct Desktop {
 impl Desktop {
     /// Starts `tauri-driver` with `env` (what the app will see) and opens a
     /// session on `app`, waiting for the window's document to load.
-    pub async fn launch(app: &Path, env: &[(String, OsString)], log: &Path, shots: Shots) -> Result<Self> {
-        require("tauri-driver", "cargo install tauri-driver --locked --version ^2")?;
+    pub async fn launch(
+        app: &Path,
+        env: &[(String, OsString)],
+        log: &Path,
+        shots: Shots,
+    ) -> Result<Self> {
+        require(
+            "tauri-driver",
+            "cargo install tauri-driver --locked --version ^2",
+        )?;
         require("WebKitWebDriver", "webkit2gtk-driver")?;
         if !app.is_file() {
             bail!(
@@ -58,15 +66,19 @@ impl Desktop {
         )?;
         let endpoint = format!("http://127.0.0.1:{port}");
         let http = reqwest::Client::new();
-        wait_for("tauri-driver to answer /status", Duration::from_secs(20), || async {
-            Ok(http
-                .get(format!("{endpoint}/status"))
-                .send()
-                .await
-                .ok()
-                .filter(|r| r.status().is_success())
-                .map(|_| ()))
-        })
+        wait_for(
+            "tauri-driver to answer /status",
+            Duration::from_secs(20),
+            || async {
+                Ok(http
+                    .get(format!("{endpoint}/status"))
+                    .send()
+                    .await
+                    .ok()
+                    .filter(|r| r.status().is_success())
+                    .map(|_| ()))
+            },
+        )
         .await?;
 
         let capabilities = serde_json::json!({
@@ -103,7 +115,10 @@ impl Desktop {
     /// Ends the session (WebKitWebDriver closes the app) and the driver.
     pub async fn quit(mut self) -> Result<()> {
         if let Some(client) = self.client.take() {
-            client.close().await.context("closing the WebDriver session")?;
+            client
+                .close()
+                .await
+                .context("closing the WebDriver session")?;
         }
         Ok(())
     }
@@ -115,7 +130,12 @@ impl Desktop {
 
     /// The visible text of the whole window.
     pub async fn text(&self) -> Result<String> {
-        Ok(self.client()?.find(Locator::Css("body")).await?.text().await?)
+        Ok(self
+            .client()?
+            .find(Locator::Css("body"))
+            .await?
+            .text()
+            .await?)
     }
 
     /// Saves a screenshot as the journey's next step.
@@ -143,20 +163,31 @@ impl Desktop {
     /// Waits until the window no longer shows `text`.
     pub async fn wait_until_gone(&self, text: &str) -> Result<()> {
         let client = self.client()?;
-        wait_for(&format!("the app to stop showing {text:?}"), UI_TIMEOUT, || async {
-            let body = client.find(Locator::Css("body")).await?.text().await?;
-            Ok((!body.contains(text)).then_some(()))
-        })
+        wait_for(
+            &format!("the app to stop showing {text:?}"),
+            UI_TIMEOUT,
+            || async {
+                let body = client.find(Locator::Css("body")).await?.text().await?;
+                Ok((!body.contains(text)).then_some(()))
+            },
+        )
         .await
     }
 
     /// Waits for the first of `texts` the window shows and returns it.
     pub async fn wait_for_any(&self, texts: &[&str]) -> Result<String> {
         let client = self.client()?;
-        wait_for(&format!("the app to show one of {texts:?}"), UI_TIMEOUT, || async {
-            let body = client.find(Locator::Css("body")).await?.text().await?;
-            Ok(texts.iter().find(|t| body.contains(**t)).map(|t| (*t).to_owned()))
-        })
+        wait_for(
+            &format!("the app to show one of {texts:?}"),
+            UI_TIMEOUT,
+            || async {
+                let body = client.find(Locator::Css("body")).await?.text().await?;
+                Ok(texts
+                    .iter()
+                    .find(|t| body.contains(**t))
+                    .map(|t| (*t).to_owned()))
+            },
+        )
         .await
     }
 
@@ -169,19 +200,25 @@ impl Desktop {
              //*[@role='button' or @role='tab'][normalize-space()={literal}]"
         );
         let prefix = format!("//button[starts-with(normalize-space(), {literal})]");
-        self.displayed_first(&[&exact, &prefix], &format!("a button {text:?}")).await
+        self.displayed_first(&[&exact, &prefix], &format!("a button {text:?}"))
+            .await
     }
 
     /// The first displayed button inside the element labelled `container`
     /// (`aria-label`), e.g. a list of search results.
     pub async fn button_in(&self, container: &str) -> Result<Element> {
         let xpath = format!("//*[@aria-label={}]//button", xpath_literal(container));
-        self.displayed(&xpath, &format!("a button in {container:?}")).await
+        self.displayed(&xpath, &format!("a button in {container:?}"))
+            .await
     }
 
     /// Clicks the button [`Desktop::button`] finds.
     pub async fn click(&self, text: &str) -> Result<()> {
-        self.button(text).await?.click().await.with_context(|| format!("clicking {text:?}"))
+        self.button(text)
+            .await?
+            .click()
+            .await
+            .with_context(|| format!("clicking {text:?}"))
     }
 
     /// The input, textarea or select labelled `label` (its `<label>`, an
@@ -194,7 +231,8 @@ impl Desktop {
              //label[normalize-space()={literal} or starts-with(normalize-space(), concat({literal}, ' '))]//{control} | \
              //{control}[@aria-label={literal}]"
         );
-        self.displayed(&xpath, &format!("a field labelled {label:?}")).await
+        self.displayed(&xpath, &format!("a field labelled {label:?}"))
+            .await
     }
 
     /// Replaces what field `label` holds with `value`.
@@ -233,7 +271,9 @@ impl Desktop {
         let xpath = format!(
             "//input[@type='checkbox'][@id=//label[normalize-space()={literal}]/@for or @aria-label={literal}]"
         );
-        let checkbox = self.displayed(&xpath, &format!("a checkbox {label:?}")).await?;
+        let checkbox = self
+            .displayed(&xpath, &format!("a checkbox {label:?}"))
+            .await?;
         if !checkbox.is_selected().await? {
             checkbox.click().await?;
         }
@@ -242,7 +282,12 @@ impl Desktop {
 
     /// What field `label` holds now.
     pub async fn value_of(&self, label: &str) -> Result<String> {
-        Ok(self.field(label).await?.prop("value").await?.unwrap_or_default())
+        Ok(self
+            .field(label)
+            .await?
+            .prop("value")
+            .await?
+            .unwrap_or_default())
     }
 
     /// Whether some displayed element matches `xpath` right now.
@@ -267,7 +312,11 @@ impl Desktop {
     }
 
     /// Runs `script` in the page (`execute/sync`).
-    pub async fn script(&self, script: &str, args: Vec<serde_json::Value>) -> Result<serde_json::Value> {
+    pub async fn script(
+        &self,
+        script: &str,
+        args: Vec<serde_json::Value>,
+    ) -> Result<serde_json::Value> {
         Ok(self.client()?.execute(script, args).await?)
     }
 
@@ -297,21 +346,29 @@ impl Desktop {
         let Err(e) = outcome else { return outcome };
         let shot = match self.client()?.screenshot().await {
             Ok(png) => {
-                let path = self.shots.dir.join(format!("failure-at-step-{:02}.png", self.shots.next_number()));
+                let path = self.shots.dir.join(format!(
+                    "failure-at-step-{:02}.png",
+                    self.shots.next_number()
+                ));
                 std::fs::create_dir_all(&self.shots.dir)
                     .and_then(|()| std::fs::write(&path, png))
-                    .map_or_else(|w| format!("no screenshot: {w}"), |()| format!("screenshot {}", path.display()))
+                    .map_or_else(
+                        |w| format!("no screenshot: {w}"),
+                        |()| format!("screenshot {}", path.display()),
+                    )
             }
             Err(s) => format!("no screenshot: {s}"),
         };
         // The window's text beside it: what was there instead.
         if let Ok(text) = self.text().await {
-            let path = self.shots.dir.join(format!("failure-at-step-{:02}.txt", self.shots.next_number()));
+            let path = self.shots.dir.join(format!(
+                "failure-at-step-{:02}.txt",
+                self.shots.next_number()
+            ));
             let _ = std::fs::write(path, text);
         }
         Err(e.context(shot))
     }
-
 }
 
 /// Numbered screenshots of one journey: `<dir>/NN-step.png`.
@@ -335,7 +392,13 @@ impl Shots {
         std::fs::create_dir_all(&self.dir)?;
         let name: String = step
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
             .collect();
         let path = self.dir.join(format!("{:02}-{name}.png", self.next));
         self.next += 1;

@@ -54,7 +54,9 @@ impl Layout {
             .context("the test binary is not in target/<profile>/deps")?
             .to_owned();
         let target = profile_dir.parent().context("no target dir")?.to_owned();
-        let from_env = |var: &str, default: PathBuf| std::env::var_os(var).map(PathBuf::from).unwrap_or(default);
+        let from_env = |var: &str, default: PathBuf| {
+            std::env::var_os(var).map(PathBuf::from).unwrap_or(default)
+        };
         Ok(Self {
             app: from_env("RXDESK_E2E_APP", profile_dir.join("rxdesk")),
             sandbox: from_env("RXDESK_E2E_SANDBOX", profile_dir.join("rxdesk-sandbox")),
@@ -98,6 +100,11 @@ impl World {
             std::fs::create_dir_all(&dir)?;
         }
         let home = Home::fresh(&layout.run_dir().join("home"))?;
+        let scratch = layout.run_dir().join("browser");
+        if scratch.exists() {
+            std::fs::remove_dir_all(&scratch)?;
+        }
+        std::fs::create_dir_all(&scratch)?;
         let display = Display::start(&layout.logs().join("xvfb.log"))?;
         let keyring = SecretService::start(&home, &layout.logs().join("keyring.log")).await?;
         let sandbox = Self::start_sandbox(&layout, "sandbox", Lifetimes::default())?;
@@ -135,6 +142,11 @@ impl World {
         self.layout.run_dir().join("browser-plan.json")
     }
 
+    /// Chromium profiles and chromedriver logs of the browser program.
+    pub fn browser_scratch(&self) -> PathBuf {
+        self.layout.run_dir().join("browser")
+    }
+
     /// The browser program's step log.
     pub fn browser_log(&self) -> PathBuf {
         self.layout.logs().join("browser.log")
@@ -147,7 +159,10 @@ impl World {
         let origin = sandbox.origin();
         env.extend([
             ("DISPLAY".into(), self.display.name.clone().into()),
-            ("DBUS_SESSION_BUS_ADDRESS".into(), self.keyring.address.clone().into()),
+            (
+                "DBUS_SESSION_BUS_ADDRESS".into(),
+                self.keyring.address.clone().into(),
+            ),
             ("RXDESK_AUTH_URL".into(), origin.clone().into()),
             ("RXDESK_API_URL".into(), origin.into()),
             ("RXDESK_AUDIENCE".into(), services::AUDIENCE.into()),
@@ -155,7 +170,11 @@ impl World {
             ("BROWSER".into(), self.layout.browser.clone().into()),
             (browser::PLAN_ENV.into(), self.plan_path().into()),
             (browser::LOG_ENV.into(), self.browser_log().into()),
-            ("RUST_LOG".into(), "debug,hyper=info,hyper_util=info,zbus=info,tao=info,wry=info".into()),
+            (browser::TMP_ENV.into(), self.browser_scratch().into()),
+            (
+                "RUST_LOG".into(),
+                "debug,hyper=info,hyper_util=info,zbus=info,tao=info,wry=info".into(),
+            ),
             ("RUST_BACKTRACE".into(), "1".into()),
             // No GLib/GTK accessibility bus of its own, no dconf on the real home.
             ("NO_AT_BRIDGE".into(), "1".into()),
@@ -173,7 +192,12 @@ impl World {
     }
 
     /// [`World::launch`] continuing an earlier launch's screenshot numbering.
-    pub async fn launch_continuing(&self, journey: &str, sandbox: &Sandbox, shots: Shots) -> Result<Desktop> {
+    pub async fn launch_continuing(
+        &self,
+        journey: &str,
+        sandbox: &Sandbox,
+        shots: Shots,
+    ) -> Result<Desktop> {
         Desktop::launch(
             &self.layout.app,
             &self.app_env(sandbox),
@@ -184,7 +208,12 @@ impl World {
     }
 
     /// Tells the browser program how to answer the next sign-in page.
-    pub fn plan_sign_in(&self, journey: &str, user: &User, organization: Option<&str>) -> Result<()> {
+    pub fn plan_sign_in(
+        &self,
+        journey: &str,
+        user: &User,
+        organization: Option<&str>,
+    ) -> Result<()> {
         Plan {
             action: Action::SignIn,
             email: user.email.into(),

@@ -61,14 +61,20 @@ impl Guard {
                 Ok(line) => return Ok((guard, line)),
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     if let Some(status) = guard.child.try_wait()? {
-                        bail!("{name} exited ({status}) before it was ready; see {}", log.display());
+                        bail!(
+                            "{name} exited ({status}) before it was ready; see {}",
+                            log.display()
+                        );
                     }
                     if Instant::now() > deadline {
                         bail!("{name} not ready after {timeout:?}; see {}", log.display());
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    bail!("{name} closed its stdout before it was ready; see {}", log.display())
+                    bail!(
+                        "{name} closed its stdout before it was ready; see {}",
+                        log.display()
+                    )
                 }
             }
         }

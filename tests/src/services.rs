@@ -25,13 +25,19 @@ impl Home {
     /// A fresh (emptied) home at `root`.
     pub fn fresh(root: &Path) -> Result<Self> {
         if root.exists() {
-            std::fs::remove_dir_all(root).with_context(|| format!("cannot empty {}", root.display()))?;
+            std::fs::remove_dir_all(root)
+                .with_context(|| format!("cannot empty {}", root.display()))?;
         }
-        let home = Self { root: root.to_owned() };
+        let home = Self {
+            root: root.to_owned(),
+        };
         for dir in [home.data(), home.config(), home.cache(), home.runtime()] {
             std::fs::create_dir_all(&dir)?;
         }
-        std::fs::set_permissions(home.runtime(), std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
+        std::fs::set_permissions(
+            home.runtime(),
+            std::os::unix::fs::PermissionsExt::from_mode(0o700),
+        )?;
         Ok(home)
     }
 
@@ -73,7 +79,15 @@ impl Display {
         require("Xvfb", "xvfb")?;
         let (server, line) = Guard::spawn_until_line(
             "Xvfb",
-            Command::new("Xvfb").args(["-displayfd", "1", "-screen", "0", "1280x1024x24", "-nolisten", "tcp"]),
+            Command::new("Xvfb").args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "1280x1024x24",
+                "-nolisten",
+                "tcp",
+            ]),
             log,
             Duration::from_secs(20),
             |line| line.trim().parse::<u32>().is_ok(),
@@ -134,20 +148,26 @@ impl SecretService {
         };
         // Nothing may touch the bus before the unlocked daemon owns the name:
         // D-Bus would activate a second, locked one.
-        wait_for("gnome-keyring to own org.freedesktop.secrets", Duration::from_secs(20), || async {
-            let out = service
-                .command("dbus-send")
-                .args([
-                    "--session",
-                    "--print-reply",
-                    "--dest=org.freedesktop.DBus",
-                    "/org/freedesktop/DBus",
-                    "org.freedesktop.DBus.NameHasOwner",
-                    "string:org.freedesktop.secrets",
-                ])
-                .output()?;
-            Ok(String::from_utf8_lossy(&out.stdout).contains("boolean true").then_some(()))
-        })
+        wait_for(
+            "gnome-keyring to own org.freedesktop.secrets",
+            Duration::from_secs(20),
+            || async {
+                let out = service
+                    .command("dbus-send")
+                    .args([
+                        "--session",
+                        "--print-reply",
+                        "--dest=org.freedesktop.DBus",
+                        "/org/freedesktop/DBus",
+                        "org.freedesktop.DBus.NameHasOwner",
+                        "string:org.freedesktop.secrets",
+                    ])
+                    .output()?;
+                Ok(String::from_utf8_lossy(&out.stdout)
+                    .contains("boolean true")
+                    .then_some(()))
+            },
+        )
         .await?;
         Ok(service)
     }
@@ -193,7 +213,10 @@ impl SecretService {
     /// Removes every item of `service`.
     pub fn clear(&self, service: &str) -> Result<()> {
         // `secret-tool clear` fails when nothing matched; that is fine.
-        let _ = self.command("secret-tool").args(["clear", "service", service]).status()?;
+        let _ = self
+            .command("secret-tool")
+            .args(["clear", "service", service])
+            .status()?;
         Ok(())
     }
 }
@@ -226,9 +249,18 @@ impl Default for Lifetimes {
 pub const AUDIENCE: &str = "rxdesk-sandbox";
 
 impl Sandbox {
-    pub fn start(binary: &Path, fixture: &Path, data: &Path, lifetimes: Lifetimes, log: &Path) -> Result<Self> {
+    pub fn start(
+        binary: &Path,
+        fixture: &Path,
+        data: &Path,
+        lifetimes: Lifetimes,
+        log: &Path,
+    ) -> Result<Self> {
         if !binary.is_file() {
-            bail!("no sandbox binary at {} (build it: cargo build -p rxdesk-sandbox)", binary.display());
+            bail!(
+                "no sandbox binary at {} (build it: cargo build -p rxdesk-sandbox)",
+                binary.display()
+            );
         }
         std::fs::create_dir_all(data)?;
         let (server, line) = Guard::spawn_until_line(
@@ -247,7 +279,9 @@ impl Sandbox {
             Duration::from_secs(60),
             |line| line.starts_with("rxdesk-sandbox listening on "),
         )?;
-        let url = line.trim_start_matches("rxdesk-sandbox listening on ").trim();
+        let url = line
+            .trim_start_matches("rxdesk-sandbox listening on ")
+            .trim();
         let url = Url::parse(url).with_context(|| format!("bad sandbox URL in {line:?}"))?;
         Ok(Self {
             _server: server,
@@ -300,7 +334,12 @@ impl Sandbox {
     }
 
     /// A GraphQL request with `token`; the `data` of the answer.
-    pub async fn graphql(&self, token: &str, query: &str, variables: serde_json::Value) -> Result<serde_json::Value> {
+    pub async fn graphql(
+        &self,
+        token: &str,
+        query: &str,
+        variables: serde_json::Value,
+    ) -> Result<serde_json::Value> {
         let answer: serde_json::Value = self
             .http
             .post(self.url.join("/graphql")?)
@@ -325,6 +364,8 @@ pub fn require(program: &str, package: &str) -> Result<()> {
     if found {
         Ok(())
     } else {
-        bail!("`{program}` is not installed (Debian package `{package}`); the end-to-end suite needs it")
+        bail!(
+            "`{program}` is not installed (Debian package `{package}`); the end-to-end suite needs it"
+        )
     }
 }

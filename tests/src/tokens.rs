@@ -40,13 +40,21 @@ pub fn stored_sessions(keyring: &SecretService, service: &str) -> Result<Vec<Sto
         .collect();
     let mut sessions = Vec::new();
     for environment in users.iter().filter(|u| !u.contains('#')) {
-        let Some(head) = lookup(keyring, service, environment)? else { continue };
-        let Some(rest) = head.strip_prefix("v1:") else { continue };
-        let Some((count, first)) = rest.split_once(':') else { continue };
+        let Some(head) = lookup(keyring, service, environment)? else {
+            continue;
+        };
+        let Some(rest) = head.strip_prefix("v1:") else {
+            continue;
+        };
+        let Some((count, first)) = rest.split_once(':') else {
+            continue;
+        };
         let count: usize = count.parse().unwrap_or(1);
         let mut text = first.to_owned();
         for i in 1..count {
-            text.push_str(&lookup(keyring, service, &format!("{environment}#{i}"))?.unwrap_or_default());
+            text.push_str(
+                &lookup(keyring, service, &format!("{environment}#{i}"))?.unwrap_or_default(),
+            );
         }
         sessions.push(StoredSession {
             environment: environment.clone(),
@@ -61,7 +69,10 @@ fn lookup(keyring: &SecretService, service: &str, user: &str) -> Result<Option<S
         .command("secret-tool")
         .args(["lookup", "service", service, "username", user])
         .output()?;
-    Ok(out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned()))
+    Ok(out
+        .status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned()))
 }
 
 impl StoredSession {
@@ -80,7 +91,9 @@ impl StoredSession {
 
     /// The refresh token (under `rt`, or a key containing "refresh").
     pub fn refresh_token(&self) -> Option<String> {
-        find_key(&self.json(), &|k| k == "rt" || k.to_ascii_lowercase().contains("refresh"))
+        find_key(&self.json(), &|k| {
+            k == "rt" || k.to_ascii_lowercase().contains("refresh")
+        })
     }
 
     /// The access token: the first JWT in the session.
@@ -170,9 +183,13 @@ pub fn walk(root: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut pending = vec![root.to_owned()];
     while let Some(dir) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
         for entry in entries.flatten() {
-            let Ok(kind) = entry.file_type() else { continue };
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
             if kind.is_dir() {
                 pending.push(entry.path());
             } else if kind.is_file() {
@@ -196,19 +213,25 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
-    const JWT: &str = "eyJhbGciOiJSUzI1NiJ9.eyJleHAiOjE3MDAwMDAwMDAsInN1YiI6InUifQ.c2lnbmF0dXJlLXNpZ25hdHVyZQ";
+    const JWT: &str =
+        "eyJhbGciOiJSUzI1NiJ9.eyJleHAiOjE3MDAwMDAwMDAsInN1YiI6InUifQ.c2lnbmF0dXJlLXNpZ25hdHVyZQ";
 
     #[test]
     fn tokens_are_found_under_token_keys_and_as_jwts() {
         let session = StoredSession {
             environment: "env".into(),
-            text: format!(r#"{{"tokens":{{"access":"{JWT}","refreshToken":"rt_0123456789abcdef"}},"user":{{"name":"Pia"}}}}"#),
+            text: format!(
+                r#"{{"tokens":{{"access":"{JWT}","refreshToken":"rt_0123456789abcdef"}},"user":{{"name":"Pia"}}}}"#
+            ),
         };
         let tokens = session.tokens();
         assert!(tokens.contains(&JWT.to_owned()));
         assert!(tokens.contains(&"rt_0123456789abcdef".to_owned()));
         assert!(!tokens.iter().any(|t| t == "Pia"));
-        assert_eq!(session.refresh_token().as_deref(), Some("rt_0123456789abcdef"));
+        assert_eq!(
+            session.refresh_token().as_deref(),
+            Some("rt_0123456789abcdef")
+        );
         assert_eq!(session.access_token().as_deref(), Some(JWT));
     }
 
@@ -216,9 +239,14 @@ mod tests {
     fn the_clients_short_keys_are_token_keys() {
         let session = StoredSession {
             environment: "variables".into(),
-            text: format!(r#"{{"at":"{JWT}","exp":1,"rt":"opaque-refresh-0123456789","perm":["read:patient"]}}"#),
+            text: format!(
+                r#"{{"at":"{JWT}","exp":1,"rt":"opaque-refresh-0123456789","perm":["read:patient"]}}"#
+            ),
         };
-        assert_eq!(session.refresh_token().as_deref(), Some("opaque-refresh-0123456789"));
+        assert_eq!(
+            session.refresh_token().as_deref(),
+            Some("opaque-refresh-0123456789")
+        );
         assert_eq!(session.tokens().len(), 2);
     }
 
@@ -234,7 +262,10 @@ mod tests {
         std::fs::create_dir_all(dir.join("sub")).unwrap();
         std::fs::write(dir.join("sub/log"), "line with secret-value inside").unwrap();
         std::fs::write(dir.join("clean"), "nothing").unwrap();
-        let hits = files_containing(std::slice::from_ref(&dir), &[("secret".into(), "secret-value".into())]);
+        let hits = files_containing(
+            std::slice::from_ref(&dir),
+            &[("secret".into(), "secret-value".into())],
+        );
         assert_eq!(hits, vec![(dir.join("sub/log"), "secret".to_owned())]);
         std::fs::remove_dir_all(dir).unwrap();
     }
