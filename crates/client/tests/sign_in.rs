@@ -96,6 +96,7 @@ async fn a_session_fits_the_keyring_budget() {
     let session = sign_in(&client, ADA, Some(MAPLE)).await;
 
     let stored = serde_json::to_vec(&session).unwrap();
+    println!("a stored session takes {} bytes", stored.len());
 
     assert!(stored.len() <= 2560, "{} bytes", stored.len());
     let restored: rxdesk_client::Session = serde_json::from_slice(&stored).unwrap();

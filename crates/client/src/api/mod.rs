@@ -1,6 +1,6 @@
 //! The typed GraphQL API: [`Api`] has one async fn per operation of the network
 //! (queries and mutations), built on the compile-time-checked documents in
-//! [`ops`] and returning the domain types of [`types`].
+//! `ops` and returning the domain types of [`types`].
 //!
 //! Here too: the transport (bearer token, one `tracing` span per operation with
 //! its name, duration and outcome — never variables or results), the mapping of
