@@ -157,3 +157,29 @@ async fn a_failed_revocation_is_reported_not_blocking() {
         "{report:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_offline_access_expiry_means_signing_in_again() {
+    let sandbox = sandbox().await;
+    let client = client_for(sandbox.url());
+    let (browser, _landing) = TestBrowser::signing_in(BEN, None);
+    let session = client
+        .sign_in()
+        .scopes(Vec::<String>::new())
+        .opener(browser)
+        .run()
+        .await
+        .unwrap();
+
+    let renewal = client.renew(&session).await.unwrap_err();
+
+    assert!(!session.can_renew());
+    assert!(
+        matches!(renewal, ClientError::SignedOut { .. }),
+        "{renewal:?}"
+    );
+    assert_eq!(
+        client.sign_out(session).await,
+        SignOutReport::NothingToRevoke
+    );
+}

@@ -22,20 +22,27 @@ pub struct SystemBrowser;
 
 impl UrlOpener for SystemBrowser {
     fn open(&self, url: &Url) -> io::Result<()> {
+        let browser = std::env::var("BROWSER").ok();
         let mut last_error = None;
-        if let Ok(browsers) = std::env::var("BROWSER") {
-            for command in browsers.split(':').filter(|c| !c.trim().is_empty()) {
-                match spawn(&browser_command(command, url.as_str())) {
-                    Ok(()) => return Ok(()),
-                    Err(e) => last_error = Some(e),
-                }
+        for argv in candidates(browser.as_deref(), url.as_str()) {
+            match spawn(&argv) {
+                Ok(()) => return Ok(()),
+                Err(e) => last_error = Some(e),
             }
         }
-        match spawn(&platform_command(url.as_str())) {
-            Ok(()) => Ok(()),
-            Err(e) => Err(last_error.unwrap_or(e)),
-        }
+        Err(last_error.unwrap_or_else(|| io::Error::other("no way to open a browser")))
     }
+}
+
+/// The commands to try, in order: each entry of `$BROWSER`, then the platform's opener.
+fn candidates(browser_var: Option<&str>, url: &str) -> Vec<Vec<String>> {
+    browser_var
+        .unwrap_or_default()
+        .split(':')
+        .filter(|c| !c.trim().is_empty())
+        .map(|entry| browser_command(entry, url))
+        .chain([platform_command(url)])
+        .collect()
 }
 
 /// Opens nothing: the caller shows the URL (headless runs, "copy the link").
@@ -94,7 +101,30 @@ fn spawn(argv: &[String]) -> io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
+
+    #[test]
+    fn browser_variable_entries_come_before_the_platform_opener() {
+        let tried = candidates(Some("w3m:firefox %s"), "http://a/b");
+
+        assert_eq!(tried[0], vec!["w3m", "http://a/b"]);
+        assert_eq!(tried[1], vec!["firefox", "http://a/b"]);
+        assert_eq!(tried.len(), 3);
+        assert_eq!(tried[2].last().map(String::as_str), Some("http://a/b"));
+    }
+
+    #[test]
+    fn without_browser_variable_only_the_platform_opener_is_tried() {
+        assert_eq!(candidates(None, "http://a/b").len(), 1);
+    }
+
+    #[test]
+    fn a_missing_program_is_an_error_not_a_panic() {
+        let e = spawn(&["/nonexistent/rxdesk-browser".to_owned()]).unwrap_err();
+
+        assert_eq!(e.kind(), io::ErrorKind::NotFound);
+    }
 
     #[test]
     fn browser_entry_gets_the_url_appended() {
