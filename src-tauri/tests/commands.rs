@@ -403,3 +403,64 @@ fn an_environment_carrying_a_client_secret_is_refused_on_that_field() {
     assert_eq!(names[0], "Local sandbox");
     assert!(names.contains(&"Staging"));
 }
+
+#[test]
+fn the_built_in_local_sandbox_starts_in_process_and_takes_the_demo_accounts() {
+    let keyring = mock_keyring();
+    let app = TestApp::start(Options::built_in(&keyring));
+    let before = status(&app);
+    assert_eq!(before.active_environment, "sandbox");
+    assert_eq!(before.environments[0].name, "Local sandbox");
+
+    app.sign_in_as(ADA);
+
+    let after = status(&app);
+    assert_eq!(after.session.expect("signed in").user_email, ADA);
+    assert!(
+        after.environments[0]
+            .auth_url
+            .starts_with("http://127.0.0.1:")
+    );
+    assert!(keyring.load("sandbox").unwrap().is_some());
+}
+
+#[test]
+fn patients_are_searched_page_by_page_edited_and_drafts_discarded() {
+    let sandbox = sandbox();
+    let app = TestApp::start(Options::new(&sandbox, &mock_keyring()));
+    app.sign_in_as(MO);
+    for i in 0..27 {
+        let _: Patient = app.ok(
+            "create_patient",
+            json!({"input": {"firstName": format!("Page{i}"), "lastName": "Paginated", "dateOfBirth": "1970-01-01",
+                              "sex": "UNKNOWN", "email": null, "phone": null}}),
+        );
+    }
+    let first: Value = app.ok(
+        "search_patients",
+        json!({"query": "Paginated", "after": null}),
+    );
+    assert_eq!(first["items"].as_array().unwrap().len(), 25);
+    let cursor = first["nextCursor"]
+        .as_str()
+        .expect("a second page")
+        .to_owned();
+    let second: Value = app.ok(
+        "search_patients",
+        json!({"query": "Paginated", "after": cursor}),
+    );
+    assert_eq!(second["items"].as_array().unwrap().len(), 2);
+    assert!(second["nextCursor"].is_null());
+
+    let (patient, draft) = patient_with_draft(&app, "Edited");
+    let edited: Patient = app.ok(
+        "update_patient",
+        json!({"id": patient.id, "input": {"firstName": "Renamed", "lastName": "Edited", "dateOfBirth": "1980-04-02",
+                                            "sex": "FEMALE", "email": null, "phone": null}}),
+    );
+    assert_eq!(edited.first_name, "Renamed");
+    let discarded: Prescription = app.ok("cancel_prescription", json!({"id": draft.id}));
+    assert_eq!(discarded.state, "CANCELED");
+    let pharmacies: Vec<Value> = app.ok("search_pharmacies", json!({"query": "a"}));
+    assert!(!pharmacies.is_empty());
+}

@@ -181,15 +181,25 @@ pub struct TestApp {
 }
 
 pub struct Options {
-    pub sandbox_url: Url,
+    /// `None`: no `RXDESK_*` variables, so the built-in Local sandbox is used.
+    pub sandbox_url: Option<Url>,
     pub store: SessionStore,
     pub sign_in_timeout: Duration,
 }
 
 impl Options {
+    /// The app with its built-in, in-process Local sandbox.
+    pub fn built_in(store: &SessionStore) -> Self {
+        Self {
+            sandbox_url: None,
+            store: store.clone(),
+            sign_in_timeout: Duration::from_secs(30),
+        }
+    }
+
     pub fn new(sandbox: &Sandbox, store: &SessionStore) -> Self {
         Self {
-            sandbox_url: sandbox.url().clone(),
+            sandbox_url: Some(sandbox.url().clone()),
             store: store.clone(),
             sign_in_timeout: Duration::from_secs(30),
         }
@@ -202,11 +212,12 @@ impl TestApp {
         let dir = config_dir.path().to_owned();
         let browser = TestBrowser(Arc::new(Mutex::new(Act::Nothing)));
         let opener = browser.clone();
-        let url = options.sandbox_url.to_string();
-        let variables = environments::from_variables(|name| match name {
-            "RXDESK_AUTH_URL" | "RXDESK_API_URL" => Some(url.clone()),
-            "RXDESK_AUDIENCE" => Some("rxdesk-sandbox".to_owned()),
-            "RXDESK_CLIENT_ID" => Some("rxdesk-desktop".to_owned()),
+        let url = options.sandbox_url.map(|u| u.to_string());
+        let variables = environments::from_variables(|name| match (name, &url) {
+            (_, None) => None,
+            ("RXDESK_AUTH_URL" | "RXDESK_API_URL", Some(url)) => Some(url.clone()),
+            ("RXDESK_AUDIENCE", _) => Some("rxdesk-sandbox".to_owned()),
+            ("RXDESK_CLIENT_ID", _) => Some("rxdesk-desktop".to_owned()),
             _ => None,
         });
         let store = options.store;
