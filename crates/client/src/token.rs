@@ -6,6 +6,7 @@
 //! refresh live in `signin` and `session`.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -118,7 +119,16 @@ struct Inner {
     token_url: Url,
     audience: String,
     credentials: BackendCredentials,
-    cached: Mutex<Option<Cached>>,
+    state: Mutex<State>,
+    /// Token requests finished so far; a caller notes it before waiting for the lock.
+    attempts: AtomicU64,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    cached: Option<Cached>,
+    /// The failure of the last request, shared with the callers that waited on it.
+    last_failure: Option<ClientError>,
 }
 
 impl MachineTokens {
@@ -140,40 +150,63 @@ impl MachineTokens {
                 token_url: environment.token_endpoint(),
                 audience: environment.audience().to_owned(),
                 credentials,
-                cached: Mutex::new(None),
+                state: Mutex::new(State::default()),
+                attempts: AtomicU64::new(0),
             }),
         }
     }
 
-    /// The current token, requested first when there is none or it is about to expire.
+    /// The current token, requested first when there is none or it is about to
+    /// expire. Callers that waited while a request failed get its error rather
+    /// than sending one request each.
     pub async fn token(&self) -> Result<Secret, ClientError> {
-        let mut cached = self.inner.cached.lock().await;
-        if let Some(c) = cached.as_ref()
+        let ticket = self.inner.attempts.load(Ordering::SeqCst);
+        let mut state = self.inner.state.lock().await;
+        if let Some(c) = state.cached.as_ref()
             && Instant::now() < c.renew_at
         {
             return Ok(c.token.clone());
         }
-        let fresh = self.request().await?;
-        let token = fresh.token.clone();
-        *cached = Some(fresh);
-        Ok(token)
+        if self.inner.attempts.load(Ordering::SeqCst) > ticket
+            && let Some(e) = state.last_failure.as_ref()
+        {
+            return Err(e.clone());
+        }
+        self.refresh(&mut state).await
     }
 
     /// After the API rejected `rejected`: a new token, unless another caller
     /// already replaced it (then that one).
     pub(crate) async fn renew_rejected(&self, rejected: &Secret) -> Result<Secret, ClientError> {
-        let mut cached = self.inner.cached.lock().await;
-        if let Some(c) = cached.as_ref()
+        let mut state = self.inner.state.lock().await;
+        if let Some(c) = state.cached.as_ref()
             && c.token != *rejected
             && Instant::now() < c.renew_at
         {
             return Ok(c.token.clone());
         }
-        *cached = None;
-        let fresh = self.request().await?;
-        let token = fresh.token.clone();
-        *cached = Some(fresh);
-        Ok(token)
+        state.cached = None;
+        self.refresh(&mut state).await
+    }
+
+    /// Requests a token with the lock held, and records the outcome.
+    async fn refresh(&self, state: &mut State) -> Result<Secret, ClientError> {
+        let result = self.request().await;
+        // Counted once finished: a caller that noted the count while this request
+        // was in flight sees it grow and shares the outcome.
+        self.inner.attempts.fetch_add(1, Ordering::SeqCst);
+        match result {
+            Ok(fresh) => {
+                let token = fresh.token.clone();
+                state.cached = Some(fresh);
+                state.last_failure = None;
+                Ok(token)
+            }
+            Err(e) => {
+                state.last_failure = Some(e.clone());
+                Err(e)
+            }
+        }
     }
 
     async fn request(&self) -> Result<Cached, ClientError> {

@@ -121,6 +121,29 @@ async fn a_wrong_backend_secret_is_signed_out() {
     assert!(!e.to_string().contains("not-the-secret"));
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_token_request_is_shared_by_the_callers_waiting_on_it() {
+    let sandbox = sandbox().await;
+    let proxy = Proxy::start(sandbox.url()).await;
+    let api = proxy
+        .client()
+        .machine_api(rxdesk_client::BackendCredentials::new(
+            "maple-backend",
+            "not-the-secret",
+        ));
+
+    let mut calls = tokio::task::JoinSet::new();
+    for _ in 0..50 {
+        let api = api.clone();
+        calls.spawn(async move { api.ping().await });
+    }
+    let answers = calls.join_all().await;
+
+    assert!(answers.iter().all(Result::is_err));
+    assert_eq!(proxy.count("/oauth/token"), 1);
+    assert_eq!(proxy.count("/graphql"), 0);
+}
+
 #[test]
 fn a_secret_bearing_desktop_environment_is_refused() {
     let toml = r#"

@@ -289,6 +289,7 @@ pub struct Proxy {
     last: LastRequests,
     fail_graphql: Arc<AtomicUsize>,
     corrupt_tokens: Arc<AtomicUsize>,
+    token_delay_ms: Arc<AtomicUsize>,
 }
 
 #[derive(Clone)]
@@ -299,6 +300,7 @@ struct ProxyState {
     last: LastRequests,
     fail_graphql: Arc<AtomicUsize>,
     corrupt_tokens: Arc<AtomicUsize>,
+    token_delay_ms: Arc<AtomicUsize>,
 }
 
 impl Proxy {
@@ -307,6 +309,7 @@ impl Proxy {
         let last = Arc::new(Mutex::new(HashMap::new()));
         let fail_graphql = Arc::new(AtomicUsize::new(0));
         let corrupt_tokens = Arc::new(AtomicUsize::new(0));
+        let token_delay_ms = Arc::new(AtomicUsize::new(0));
         let state = ProxyState {
             upstream: upstream.clone(),
             http: reqwest::Client::builder()
@@ -317,6 +320,7 @@ impl Proxy {
             last: last.clone(),
             fail_graphql: fail_graphql.clone(),
             corrupt_tokens: corrupt_tokens.clone(),
+            token_delay_ms: token_delay_ms.clone(),
         };
         let app = axum::Router::new().fallback(forward).with_state(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -328,7 +332,14 @@ impl Proxy {
             last,
             fail_graphql,
             corrupt_tokens,
+            token_delay_ms,
         }
+    }
+
+    /// Hold every token response this long (so callers pile up behind it).
+    pub fn delay_tokens(&self, delay: std::time::Duration) {
+        self.token_delay_ms
+            .store(delay.as_millis() as usize, Ordering::SeqCst);
     }
 
     /// Requests seen on `path` (`/oauth/token`, `/graphql`, …).
@@ -410,6 +421,10 @@ async fn forward(
         }
     }
     let response = upstream.send().await.unwrap();
+    if path == "/oauth/token" {
+        let delay = state.token_delay_ms.load(Ordering::SeqCst) as u64;
+        tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
+    }
     let status = response.status();
     let response_headers = response.headers().clone();
     let mut bytes = response.bytes().await.unwrap().to_vec();
