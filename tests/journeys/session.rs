@@ -147,10 +147,10 @@ pub async fn a_session_expired_beyond_renewal_mid_form_asks_to_sign_in_and_keeps
     app.click("Save draft").await?;
     app.wait_for_text("Your session ended").await?;
     app.shot("asked to sign in again, form kept").await?;
-    ensure!(
-        app.value_of("Quantity").await? == "21",
-        "the quantity typed was lost"
-    );
+    let quantity = app.value_of("Quantity").await.context(
+        "the prescription form is gone after the session ended: what was typed was lost",
+    )?;
+    ensure!(quantity == "21", "the quantity typed was lost");
     ensure!(
         app.value_of("Instructions").await? == "One capsule three times daily for seven days",
         "the instructions typed were lost"

@@ -143,6 +143,11 @@ pub async fn staff_send_the_signed_order_and_it_shows_as_sent(run: &mut Run) -> 
     let mut app = run.world.launch(J3, &run.world.sandbox).await?;
     sign_in(run, &app, J3, &SAM, None).await?;
     open_patient(&app, &patients::full(patients::HARBOR)).await?;
+    app.wait_for_text("Draft order").await?;
+    ensure!(
+        !app.text().await?.contains("await a prescriber's signature"),
+        "Send still says prescriptions await a signature"
+    );
     app.click("Send").await?;
     app.wait_for_text("Sent").await?;
     app.wait_until_gone("await a prescriber's signature")
