@@ -107,7 +107,7 @@ it('shows a per-item refusal of Sign selected in the banner as well', async () =
   (root.querySelector('input[aria-label="Select Jane Doe: Medication rx_1"]') as HTMLInputElement).click();
   flushSync();
   button(root, /^Sign selected/).click();
-  flushSync();
+  await settle();
   expect(document.activeElement?.textContent).toBe('Sign these');
   button(root, 'Sign these').click();
   await settle();
