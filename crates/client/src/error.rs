@@ -93,6 +93,20 @@ impl ClientError {
     }
 }
 
+/// A serde error's text without the values it quotes: `invalid type: string
+/// "Ada", expected u64` would carry a token or a patient field into a message.
+/// Keeps what names the shape (missing field, what was expected, the position).
+pub(crate) fn shape_error(e: &dyn std::fmt::Display) -> String {
+    let text = e.to_string();
+    if text.starts_with("missing field") || text.starts_with("duplicate field") {
+        return text;
+    }
+    match text.split_once(", expected ") {
+        Some((_, expected)) => format!("a value of the wrong type, expected {expected}"),
+        None => "a value of the wrong type".to_owned(),
+    }
+}
+
 /// `e` and its sources on one line ("error sending request: connection refused").
 fn error_chain(e: &dyn std::error::Error) -> String {
     let mut out = e.to_string();
@@ -107,6 +121,7 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[test]
@@ -123,6 +138,16 @@ mod tests {
 
         assert!(server.is_transient());
         assert!(!refused.is_transient());
+    }
+
+    #[test]
+    fn shape_errors_keep_no_quoted_value() {
+        let e = serde_json::from_str::<u64>("\"eyJ.secret.token\"").unwrap_err();
+
+        let text = shape_error(&e);
+
+        assert!(!text.contains("secret"), "{text}");
+        assert!(text.contains("expected u64"), "{text}");
     }
 
     #[test]

@@ -278,7 +278,7 @@ where
         }
         RequestTokenError::Request(e) => ClientError::Network { message: chain(&e) },
         RequestTokenError::Parse(e, _) => ClientError::Protocol {
-            message: format!("token endpoint answer: {e}"),
+            message: format!("token endpoint answer: {}", crate::error::shape_error(&e)),
         },
         RequestTokenError::Other(message) => ClientError::Protocol { message },
     }

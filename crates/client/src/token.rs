@@ -15,7 +15,7 @@ use tracing::Instrument;
 use url::Url;
 
 use crate::environment::{BackendCredentials, Environment};
-use crate::error::ClientError;
+use crate::error::{ClientError, shape_error};
 use crate::secret::Secret;
 
 /// The longest lifetime we believe a token endpoint (one year).
@@ -232,8 +232,9 @@ impl MachineTokens {
             if status != 200 {
                 return Err(token_error(status, &bytes));
             }
-            let parsed: MachineTokenResponse = serde_json::from_slice(&bytes)
-                .map_err(|e| ClientError::protocol(format!("token response: {e}")))?;
+            let parsed: MachineTokenResponse = serde_json::from_slice(&bytes).map_err(|e| {
+                ClientError::protocol(format!("token response: {}", shape_error(&e)))
+            })?;
             if !parsed.token_type.eq_ignore_ascii_case("bearer") {
                 return Err(ClientError::protocol(format!(
                     "token type {:?} is not Bearer",

@@ -22,7 +22,7 @@ use serde_json::Value;
 use tracing::Instrument;
 use url::Url;
 
-use crate::error::ClientError;
+use crate::error::{ClientError, shape_error};
 use crate::secret::Secret;
 use crate::token::MachineTokens;
 use types::*;
@@ -384,8 +384,9 @@ impl Api {
         retry: Retry,
         finish: impl FnOnce(Q::ResponseData) -> Result<T, ClientError>,
     ) -> Result<T, ClientError> {
-        let body = serde_json::to_vec(&Q::build_query(variables))
-            .map_err(|e| ClientError::protocol(format!("cannot encode {op}: {e}")))?;
+        let body = serde_json::to_vec(&Q::build_query(variables)).map_err(|e| {
+            ClientError::protocol(format!("cannot encode {op}: {}", shape_error(&e)))
+        })?;
         let span = tracing::info_span!(
             "rxdesk.op",
             op,
@@ -502,7 +503,8 @@ fn decode_response<D: DeserializeOwned>(status: u16, body: &[u8]) -> Result<D, C
         }
         Err(e) => {
             return Err(ClientError::protocol(format!(
-                "HTTP {status}, body is not a GraphQL response: {e}"
+                "HTTP {status}, body is not a GraphQL response: {}",
+                shape_error(&e)
             )));
         }
     };
@@ -518,8 +520,12 @@ fn decode_response<D: DeserializeOwned>(status: u16, body: &[u8]) -> Result<D, C
     let data = raw.data.ok_or_else(|| {
         ClientError::protocol(format!("HTTP {status} with neither data nor errors"))
     })?;
-    serde_json::from_value(data)
-        .map_err(|e| ClientError::protocol(format!("data does not match the operation: {e}")))
+    serde_json::from_value(data).map_err(|e| {
+        ClientError::protocol(format!(
+            "data does not match the operation: {}",
+            shape_error(&e)
+        ))
+    })
 }
 
 /// A top-level GraphQL error mapped by its `extensions.code`.
@@ -596,11 +602,16 @@ struct ErrorMember {
 
 /// A mutation's result union: the record, or the refusal/rejection as an error.
 fn outcome<T: DeserializeOwned>(result: impl Serialize) -> Result<T, ClientError> {
-    let value = serde_json::to_value(result)
-        .map_err(|e| ClientError::protocol(format!("cannot read a mutation result: {e}")))?;
+    let value = serde_json::to_value(result).map_err(|e| {
+        ClientError::protocol(format!(
+            "cannot read a mutation result: {}",
+            shape_error(&e)
+        ))
+    })?;
     let member = || {
-        serde_json::from_value::<ErrorMember>(value.clone())
-            .map_err(|e| ClientError::protocol(format!("malformed error member: {e}")))
+        serde_json::from_value::<ErrorMember>(value.clone()).map_err(|e| {
+            ClientError::protocol(format!("malformed error member: {}", shape_error(&e)))
+        })
     };
     match value.get("__typename").and_then(Value::as_str) {
         Some("UnauthorizedError") => {
@@ -631,7 +642,7 @@ fn outcome<T: DeserializeOwned>(result: impl Serialize) -> Result<T, ClientError
 fn convert<T: DeserializeOwned>(value: impl Serialize) -> Result<T, ClientError> {
     serde_json::to_value(value)
         .and_then(serde_json::from_value)
-        .map_err(|e| ClientError::protocol(format!("unexpected shape: {e}")))
+        .map_err(|e| ClientError::protocol(format!("unexpected shape: {}", shape_error(&e))))
 }
 
 fn found<T: DeserializeOwned>(value: Option<impl Serialize>, what: &str) -> Result<T, ClientError> {
