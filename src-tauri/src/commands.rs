@@ -1,6 +1,8 @@
 //! The `#[tauri::command]`s: a few lines each, handing over to [`AppCore`].
 //! [`COMMANDS`] lists them for the capability file and `build.rs`.
 
+include!("command_names.rs");
+
 use std::sync::Arc;
 
 use tauri::{AppHandle, Emitter, Runtime, State};
@@ -172,4 +174,46 @@ pub fn register<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
         send_order,
         cancel_order,
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::COMMANDS;
+
+    #[test]
+    fn the_capability_grants_exactly_the_apps_commands_and_event_listening() {
+        let text = include_str!("../capabilities/default.json");
+        let capability: serde_json::Value = serde_json::from_str(text).unwrap();
+        let granted: Vec<&str> = capability["permissions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_str().unwrap())
+            .collect();
+        let mut expected = vec!["core:event:allow-listen", "core:event:allow-unlisten"];
+        let commands: Vec<String> = COMMANDS
+            .iter()
+            .map(|c| format!("allow-{}", c.replace('_', "-")))
+            .collect();
+        expected.extend(commands.iter().map(String::as_str));
+        assert_eq!(granted, expected);
+        assert_eq!(capability["windows"], serde_json::json!(["main"]));
+    }
+
+    #[test]
+    fn every_command_the_acl_knows_is_registered_as_a_handler() {
+        let source = include_str!("commands.rs");
+        let handlers = source
+            .split("generate_handler![")
+            .nth(1)
+            .and_then(|rest| rest.split(']').next())
+            .unwrap();
+        let registered: Vec<&str> = handlers
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect();
+        assert_eq!(registered, COMMANDS);
+    }
 }
