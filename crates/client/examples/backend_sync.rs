@@ -9,7 +9,9 @@
 //!
 //! CSV columns: external_id,first_name,last_name,date_of_birth,sex,phone,email,
 //! medication,quantity,unit,days_supply,instructions. The logic lives in
-//! `rxdesk_client::sync`; this file is the command-line wrapper.
+//! `rxdesk_client::sync`; this file is the command-line wrapper. Each rejected
+//! row is printed as `FILE: line N: COLUMN: why`; the exit status is 1 when a
+//! row was rejected, 2 for a usage or configuration error.
 
 use std::process::ExitCode;
 

@@ -124,7 +124,32 @@ pub async fn sync_csv(api: &Api, csv: impl Read) -> Result<SyncReport, SyncError
     let mut medications: HashMap<String, Result<Medication, String>> = HashMap::new();
     let mut orders: Vec<Order> = Vec::new();
     for record in reader.records() {
-        let record = record.map_err(|e| SyncError::Csv(e.to_string()))?;
+        let record = match record {
+            Ok(record) => record,
+            Err(e) => match e.kind() {
+                csv::ErrorKind::UnequalLengths {
+                    pos: Some(pos),
+                    expected_len,
+                    len,
+                } => {
+                    report.rejected.push(RowError {
+                        line: pos.line(),
+                        field: "row".to_owned(),
+                        message: format!("has {len} fields, the header has {expected_len}"),
+                    });
+                    continue;
+                }
+                csv::ErrorKind::Utf8 { pos: Some(pos), .. } => {
+                    report.rejected.push(RowError {
+                        line: pos.line(),
+                        field: "row".to_owned(),
+                        message: "is not valid UTF-8".to_owned(),
+                    });
+                    continue;
+                }
+                _ => return Err(SyncError::Csv(e.to_string())),
+            },
+        };
         let line = record.position().map_or(0, csv::Position::line);
         let row: Row = match record.deserialize(Some(&headers)) {
             Ok(row) => row,

@@ -18,6 +18,7 @@ crm-002,Omar,Lindqvist,1990-01-15,M,,,Amoxicillin 500 mg capsule,21,capsule,7,Ta
 const BAD_ROWS: &str = "\
 crm-003,Bad,Date,15/01/1990,M,,,Lisinopril 10 mg tablet,30,tablet,30,Daily
 crm-004,Unknown,Drug,1980-01-01,F,,,Unobtainium 5 mg tablet,10,tablet,10,Daily
+crm-005,Short,Row
 ";
 
 fn csv() -> String {
@@ -74,7 +75,10 @@ async fn bad_rows_are_reported_with_line_and_field_and_the_others_go_on() {
         .iter()
         .map(|RowError { line, field, .. }| (*line, field.as_str()))
         .collect();
-    assert_eq!(at, vec![(4, "date_of_birth"), (5, "medication")]);
+    assert_eq!(
+        at,
+        vec![(4, "date_of_birth"), (5, "medication"), (6, "row")]
+    );
     assert_eq!(report.patients_created, 2);
     assert!(report.rejected.iter().all(|r| !r.message.contains("Bad")));
 }
