@@ -196,6 +196,7 @@ fn machine_claims(sandbox: &rxdesk_sandbox::Sandbox) -> AccessClaims {
         scope: "read:patient".to_owned(),
         permissions: vec!["read:patient".to_owned()],
         org_id: "org_maple".to_owned(),
+        jti: "test-token".to_owned(),
         gty: Some("client-credentials".to_owned()),
     }
 }

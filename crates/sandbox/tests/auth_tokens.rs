@@ -73,6 +73,21 @@ async fn machine_token_verifies_against_the_jwks_with_aud_org_and_gty() {
 }
 
 #[tokio::test]
+async fn two_tokens_issued_back_to_back_are_distinct() {
+    let sandbox = start_demo().await;
+
+    let first = machine_token(&sandbox, MAPLE_BACKEND.0, MAPLE_BACKEND.1).await;
+    let second = machine_token(&sandbox, MAPLE_BACKEND.0, MAPLE_BACKEND.1).await;
+
+    assert_ne!(first, second);
+    let (a, b) = (
+        verify_with_jwks(&sandbox, &first).await,
+        verify_with_jwks(&sandbox, &second).await,
+    );
+    assert_ne!(a.jti, b.jti);
+}
+
+#[tokio::test]
 async fn machine_token_lifetime_follows_the_flag() {
     let sandbox = start_with(Config {
         machine_token_ttl: Duration::from_secs(600),

@@ -41,6 +41,8 @@ pub struct AccessClaims {
     pub scope: String,
     pub permissions: Vec<String>,
     pub org_id: String,
+    /// Unique per token, so two tokens issued in the same second never compare equal.
+    pub jti: String,
     /// `client-credentials` on machine tokens, absent on user tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gty: Option<String>,

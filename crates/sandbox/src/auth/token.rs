@@ -359,6 +359,7 @@ async fn client_credentials(
         scope: permissions.join(" "),
         permissions,
         org_id: backend.organization_id.clone(),
+        jti: uuid::Uuid::new_v4().to_string(),
         gty: Some(GTY_CLIENT_CREDENTIALS.to_owned()),
     };
     let access_token = sign(state, &claims)?;
@@ -607,6 +608,7 @@ fn issue_user_token(state: &AppState, grant: UserGrant) -> Result<Issued, OAuthE
         scope: grant.permissions.join(" "),
         permissions: grant.permissions,
         org_id: grant.organization_id,
+        jti: uuid::Uuid::new_v4().to_string(),
         gty: None,
     };
     let access_token = sign(state, &claims)?;

@@ -5,7 +5,9 @@
 //! `:memory:`). All access goes through [`Db::call`], which runs a closure on a
 //! blocking thread with the one connection locked: every closure is therefore a
 //! serialized unit, and a closure that opens a transaction makes its state change
-//! atomic. No SQL lives outside this module.
+//! atomic. The clinical tables' SQL lives here, one file per table group; the
+//! authorization server's own tables are read and written by `auth/db.rs` and
+//! `fixture/apply.rs`, through the same [`Db::call`].
 
 pub mod catalog;
 pub mod clinical;
