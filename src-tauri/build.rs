@@ -22,8 +22,39 @@ fn ensure_ui_dist() {
     }
 }
 
+/// `generate_context!` reads `ui/dist` when the crate compiles, but cargo does
+/// not know that: rerun this script when the directory changes, and hand the
+/// crate a stamp of its contents so a new UI build recompiles the crate.
+fn track_ui_dist() {
+    use std::hash::{Hash, Hasher};
+    println!("cargo:rerun-if-changed=../ui/dist");
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let mut stack = vec![std::path::PathBuf::from("../ui/dist")];
+    let mut files = Vec::new();
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    for file in files {
+        file.hash(&mut hasher);
+        std::fs::read(&file).unwrap_or_default().hash(&mut hasher);
+    }
+    println!("cargo:rustc-env=RXDESK_UI_STAMP={:016x}", hasher.finish());
+}
+
 fn main() {
     ensure_ui_dist();
+    track_ui_dist();
     let attributes = tauri_build::Attributes::new()
         .app_manifest(tauri_build::AppManifest::new().commands(COMMANDS));
     if let Err(e) = tauri_build::try_build(attributes) {

@@ -26,6 +26,7 @@ export class AppState {
   /** Keep the screens (and what was typed) while signing in again. */
   keepWorkspace = $state(false);
   loadError = $state<string | null>(null);
+  private signingOut = false;
 
   get permissions(): string[] {
     return this.session?.permissions ?? [];
@@ -42,6 +43,10 @@ export class AppState {
   async start(): Promise<void> {
     await onSignIn((e) => this.applySignIn(e));
     await onSession((e) => {
+      if (!e.session && this.session && !this.signingOut) {
+        // Ended by the network, not by the user: keep every screen and what was typed.
+        this.requireSignIn('it expired or was revoked');
+      }
       this.session = e.session;
       if (this.status) this.status = { ...this.status, storage: e.storage };
     });
@@ -70,6 +75,7 @@ export class AppState {
 
   /** A command answered SignedOut: ask for sign-in, keep the forms. */
   requireSignIn(message: string): void {
+    if (this.keepWorkspace && this.session === null && this.resumeNotice) return;
     this.keepWorkspace = true;
     this.session = null;
     this.signIn = { stage: 'idle' };
@@ -91,9 +97,11 @@ export class AppState {
   }
 
   async signOut(): Promise<void> {
+    this.signingOut = true;
     try {
       await api.signOut();
     } finally {
+      this.signingOut = false;
       this.session = null;
       this.keepWorkspace = false;
       this.resumeNotice = null;

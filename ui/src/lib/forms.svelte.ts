@@ -11,6 +11,13 @@ export interface Refusal {
   requiredPermission: string | null;
 }
 
+/** A real calendar date written YYYY-MM-DD. */
+export function isIsoDate(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const d = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === text;
+}
+
 /** Maps a server field path ("name.first", "input.treatmentId") to a form key. */
 export function fieldKey(field: string, aliases: Record<string, string> = {}): string {
   const trimmed = field.replace(/^input\./, '');

@@ -6,7 +6,7 @@ import SigningQueue from '../components/SigningQueue.svelte';
 import { app } from '../lib/app.svelte';
 import { sendBlockedReason, sendLabel } from '../lib/orders';
 import { missingPermissionNote } from '../lib/permissions';
-import { EVENT_SIGN_IN } from '../bindings/ipc';
+import { EVENT_SESSION, EVENT_SIGN_IN } from '../bindings/ipc';
 import { MO_SESSION, byLabel, button, install, order, prescription, refused, settle, type } from './fake';
 
 let mounted: Record<string, unknown>[] = [];
@@ -165,7 +165,11 @@ describe('signing in again mid-task', () => {
       .on('search_patients', () => ({ items: [], nextCursor: null }))
       .on('sign_in', () => undefined)
       .on('create_patient', (args) => {
-        if (answer === 'signedOut') throw { kind: 'signedOut', message: 'the token expired' };
+        if (answer === 'signedOut') {
+          // As the app does: the session event comes first, then the command's answer.
+          fake.emit(EVENT_SESSION, { session: null, storage: { kind: 'keyring' } });
+          throw { kind: 'signedOut', message: 'the token expired' };
+        }
         const input = args.input as { firstName: string; lastName: string };
         return { id: 'pat_9', firstName: input.firstName, lastName: input.lastName, fullName: `${input.firstName} ${input.lastName}` };
       })
@@ -188,6 +192,7 @@ describe('signing in again mid-task', () => {
     const dialog = root.querySelector('[role="dialog"]');
     expect(dialog?.textContent).toContain('Sign in to Rx Desk');
     expect(dialog?.textContent).toContain('what you typed is kept');
+    expect(fake.callsOf('search_patients')).toHaveLength(1);
     expect(byLabel(root, 'First name').value).toBe('Grace');
     expect(byLabel(root, 'Phone (optional)').value).toBe('555-0100');
 
