@@ -29,7 +29,8 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use rxdesk_e2e::{Layout, World};
+use rxdesk_e2e::tokens::KeyringWatch;
+use rxdesk_e2e::{KEYRING_SERVICE, Layout, World};
 
 /// A journey that takes longer than this has hung.
 const JOURNEY_TIMEOUT: Duration = Duration::from_secs(300);
@@ -42,6 +43,8 @@ pub struct Run {
     pub tokens: Vec<(String, String)>,
     /// Every patient name used during the run.
     pub patient_names: Vec<String>,
+    /// Tokens the keyring held at any moment of the run (polled).
+    pub keyring_watch: KeyringWatch,
 }
 
 impl Run {
@@ -99,7 +102,9 @@ async fn run(filters: &[String]) -> ExitCode {
         "e2e journeys: display {}, sandbox {}, keyring on {}",
         world.display.name, world.sandbox.url, world.keyring.address
     );
+    let keyring_watch = KeyringWatch::start((*world.keyring).clone(), KEYRING_SERVICE);
     let mut run = Run {
+        keyring_watch,
         world,
         tokens: Vec::new(),
         patient_names: Vec::new(),

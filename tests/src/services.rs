@@ -101,11 +101,25 @@ impl Display {
 
 /// A private D-Bus session bus with gnome-keyring's Secret Service on it,
 /// its login keyring created and unlocked with a password fed on stdin.
+/// Derefs to the [`KeyringClient`] that talks to it.
 #[derive(Debug)]
 pub struct SecretService {
     // Field order is drop order: the keyring goes before its bus.
     _keyring: Guard,
     _bus: Guard,
+    client: KeyringClient,
+}
+
+impl std::ops::Deref for SecretService {
+    type Target = KeyringClient;
+    fn deref(&self) -> &KeyringClient {
+        &self.client
+    }
+}
+
+/// `secret-tool` on a given bus, in a given home; cheap to clone and send.
+#[derive(Debug, Clone)]
+pub struct KeyringClient {
     /// `DBUS_SESSION_BUS_ADDRESS`
     pub address: String,
     home: Home,
@@ -143,8 +157,10 @@ impl SecretService {
         let service = Self {
             _keyring: keyring,
             _bus: bus,
-            address,
-            home: home.clone(),
+            client: KeyringClient {
+                address,
+                home: home.clone(),
+            },
         };
         // Nothing may touch the bus before the unlocked daemon owns the name:
         // D-Bus would activate a second, locked one.
@@ -171,7 +187,9 @@ impl SecretService {
         .await?;
         Ok(service)
     }
+}
 
+impl KeyringClient {
     /// A command on this bus, in this home.
     pub fn command(&self, program: &str) -> Command {
         let mut command = Command::new(program);

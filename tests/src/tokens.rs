@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use base64::Engine as _;
 
-use crate::services::SecretService;
+use crate::services::KeyringClient;
 
 /// One environment's session as the keyring holds it.
 #[derive(Clone)]
@@ -28,8 +28,54 @@ impl std::fmt::Debug for StoredSession {
     }
 }
 
+/// Every token the keyring held at any of its polls (twice a second) while
+/// it ran: the app rotates tokens on renewal, and each rotation replaces the
+/// entry, so snapshots at a few checkpoints would miss most of them.
+#[derive(Debug)]
+pub struct KeyringWatch {
+    seen: std::sync::Arc<std::sync::Mutex<BTreeSet<String>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl KeyringWatch {
+    /// Starts polling `service` through `keyring`.
+    pub fn start(keyring: KeyringClient, service: &'static str) -> Self {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(BTreeSet::new()));
+        let sink = seen.clone();
+        let task = tokio::spawn(async move {
+            loop {
+                let keyring = keyring.clone();
+                let found = tokio::task::spawn_blocking(move || {
+                    stored_sessions(&keyring, service).unwrap_or_default()
+                })
+                .await
+                .unwrap_or_default();
+                if let Ok(mut seen) = sink.lock() {
+                    seen.extend(found.iter().flat_map(StoredSession::tokens));
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+            }
+        });
+        Self { seen, task }
+    }
+
+    /// Every token seen so far.
+    pub fn tokens(&self) -> Vec<String> {
+        self.seen
+            .lock()
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for KeyringWatch {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
 /// Every session stored under `service`, reassembled from its parts.
-pub fn stored_sessions(keyring: &SecretService, service: &str) -> Result<Vec<StoredSession>> {
+pub fn stored_sessions(keyring: &KeyringClient, service: &str) -> Result<Vec<StoredSession>> {
     // `secret-tool search` prints attributes on stderr and secrets on stdout,
     // so the two cannot be paired: list the user names, then look each up.
     let listing = keyring.search(service)?;
@@ -64,7 +110,7 @@ pub fn stored_sessions(keyring: &SecretService, service: &str) -> Result<Vec<Sto
     Ok(sessions)
 }
 
-fn lookup(keyring: &SecretService, service: &str, user: &str) -> Result<Option<String>> {
+fn lookup(keyring: &KeyringClient, service: &str, user: &str) -> Result<Option<String>> {
     let out = keyring
         .command("secret-tool")
         .args(["lookup", "service", service, "username", user])
