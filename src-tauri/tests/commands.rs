@@ -464,3 +464,32 @@ fn patients_are_searched_page_by_page_edited_and_drafts_discarded() {
     let pharmacies: Vec<Value> = app.ok("search_pharmacies", json!({"query": "a"}));
     assert!(!pharmacies.is_empty());
 }
+
+#[test]
+fn a_keyring_that_refuses_to_store_the_session_turns_memory_only_and_the_ui_is_told() {
+    let sandbox = sandbox();
+    let app = TestApp::start(Options::new(&sandbox, &locked_keyring()));
+    assert_eq!(status(&app).storage, SessionStorage::Keyring);
+
+    app.sign_in_as(ADA);
+
+    let event = app
+        .session_events
+        .recv_timeout(Duration::from_secs(5))
+        .unwrap();
+    assert!(event.session.is_some());
+    assert!(
+        matches!(&event.storage, SessionStorage::MemoryOnly { reason } if reason.contains("locked")),
+        "{:?}",
+        event.storage
+    );
+    assert!(matches!(
+        status(&app).storage,
+        SessionStorage::MemoryOnly { .. }
+    ));
+    let page: Value = app.ok("search_patients", json!({"query": "", "after": null}));
+    assert!(
+        page["items"].is_array(),
+        "the session still works from memory"
+    );
+}

@@ -303,3 +303,60 @@ impl TestApp {
         }
     }
 }
+
+/// A keyring that answers reads (nothing stored) but refuses every write, like
+/// a Secret Service whose collection is locked.
+#[derive(Debug)]
+pub struct LockedKeyring;
+
+#[derive(Debug)]
+struct LockedCredential;
+
+impl keyring_core::api::CredentialApi for LockedCredential {
+    fn set_secret(&self, _: &[u8]) -> keyring_core::Result<()> {
+        Err(keyring_core::Error::NoStorageAccess(Box::new(
+            std::io::Error::other("the collection is locked"),
+        )))
+    }
+    fn get_secret(&self) -> keyring_core::Result<Vec<u8>> {
+        Err(keyring_core::Error::NoEntry)
+    }
+    fn delete_credential(&self) -> keyring_core::Result<()> {
+        Err(keyring_core::Error::NoEntry)
+    }
+    fn get_credential(&self) -> keyring_core::Result<Option<Arc<keyring_core::Credential>>> {
+        Ok(None)
+    }
+    fn get_specifiers(&self) -> Option<(String, String)> {
+        None
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+impl keyring_core::api::CredentialStoreApi for LockedKeyring {
+    fn vendor(&self) -> String {
+        "locked test keyring".into()
+    }
+    fn id(&self) -> String {
+        "locked".into()
+    }
+    fn build(
+        &self,
+        _: &str,
+        _: &str,
+        _: Option<&std::collections::HashMap<&str, &str>>,
+    ) -> keyring_core::Result<keyring_core::Entry> {
+        Ok(keyring_core::Entry::new_with_credential(Arc::new(
+            LockedCredential,
+        )))
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+pub fn locked_keyring() -> SessionStore {
+    SessionStore::probe(Arc::new(LockedKeyring))
+}
