@@ -239,26 +239,14 @@ fn parse_head(first: &str) -> Result<(usize, &str), StoreError> {
     Ok((count, head))
 }
 
-#[cfg(target_os = "linux")]
+/// The platform's store — Keychain, Windows Credential Manager or Secret
+/// Service — as `keyring` 4 chooses and installs it (once per process) as
+/// keyring-core's default.
 fn platform_store() -> Result<Arc<CredentialStore>, KeyringError> {
-    Ok(zbus_secret_service_keyring_store::Store::new()?)
-}
-
-#[cfg(target_os = "macos")]
-fn platform_store() -> Result<Arc<CredentialStore>, KeyringError> {
-    Ok(apple_native_keyring_store::keychain::Store::new()?)
-}
-
-#[cfg(target_os = "windows")]
-fn platform_store() -> Result<Arc<CredentialStore>, KeyringError> {
-    Ok(windows_native_keyring_store::Store::new()?)
-}
-
-#[cfg(not(any(target_os = "linux", target_os = "macos", target_os = "windows")))]
-fn platform_store() -> Result<Arc<CredentialStore>, KeyringError> {
-    Err(KeyringError::NotSupportedByStore(
-        "no keyring store for this platform".into(),
-    ))
+    if let Err(e) = keyring::Entry::store_status() {
+        return Err(KeyringError::NoStorageAccess(e.to_string().into()));
+    }
+    keyring_core::get_default_store().ok_or(KeyringError::NoDefaultStore)
 }
 
 #[cfg(test)]
