@@ -111,7 +111,8 @@ pub async fn signing_out_removes_the_keyring_entry_and_revokes_the_refresh_token
 }
 
 /// Journey 6. Its own sandbox: user tokens of 10 s (under the app's renewal
-/// margin, so every request renews and rotates), refresh tokens of 25 s (sign-in to the last request takes a few seconds).
+/// margin, so every request renews and rotates), refresh tokens of 25 s
+/// (sign-in to the last request takes a few seconds).
 pub async fn a_session_expired_beyond_renewal_mid_form_asks_to_sign_in_and_keeps_the_form(
     run: &mut Run,
 ) -> Result<()> {
