@@ -18,7 +18,11 @@ struct Args {
     #[arg(long, default_value = "127.0.0.1:0")]
     listen: SocketAddr,
     /// Directory for the SQLite database and the signing key.
-    #[arg(long, conflicts_with = "in_memory", required_unless_present = "in_memory")]
+    #[arg(
+        long,
+        conflicts_with = "in_memory",
+        required_unless_present = "in_memory"
+    )]
     data: Option<PathBuf>,
     /// Keep everything in memory (lost on exit).
     #[arg(long)]
@@ -48,7 +52,9 @@ impl Args {
                 Some(dir) => Storage::Data(dir),
                 None => Storage::InMemory,
             },
-            fixture: self.fixture.map_or(FixtureSource::Demo, FixtureSource::File),
+            fixture: self
+                .fixture
+                .map_or(FixtureSource::Demo, FixtureSource::File),
             audience: self.audience,
             user_token_ttl: Duration::from_secs(self.user_token_ttl),
             machine_token_ttl: Duration::from_secs(self.machine_token_ttl),
@@ -74,7 +80,10 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    println!("rxdesk-sandbox listening on {}", sandbox.url().as_str().trim_end_matches('/'));
+    println!(
+        "rxdesk-sandbox listening on {}",
+        sandbox.url().as_str().trim_end_matches('/')
+    );
     shutdown_signal().await;
     tracing::info!("shutting down");
     sandbox.shutdown().await;

@@ -1,11 +1,17 @@
 //! Starting and stopping a sandbox: open storage, load the fixture and catalog,
-//! bind the listener, serve the auth and API routers until shut down.
+//! bind the listener, serve the auth and API routers until shut down. Every
+//! request body is limited to [`MAX_BODY_BYTES`]; a body over it is answered in
+//! the shape of the endpoint it was sent to ([`body_too_large_in_shape`]).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use axum::Router;
+use axum::extract::Request;
+use axum::http::{StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::Response;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -70,12 +76,13 @@ impl Sandbox {
         crate::fixture::apply(&db, &fixture).await?;
         crate::catalog::seed(&db, &fixture).await?;
 
-        let listener = TcpListener::bind(config.listen)
-            .await
-            .map_err(|source| StartError::Bind {
-                addr: config.listen,
-                source,
-            })?;
+        let listener =
+            TcpListener::bind(config.listen)
+                .await
+                .map_err(|source| StartError::Bind {
+                    addr: config.listen,
+                    source,
+                })?;
         let addr = listener.local_addr().map_err(|source| StartError::Bind {
             addr: config.listen,
             source,
@@ -142,5 +149,37 @@ fn router(state: AppState) -> Router {
         .merge(crate::auth::router())
         .merge(crate::api::router())
         .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
+        .layer(middleware::from_fn(body_too_large_in_shape))
         .with_state(state)
+}
+
+/// Rewrites a plain-text 413 into the error shape of the endpoint: the limit
+/// layer refuses a too-large `Content-Length` before any handler runs, and
+/// axum's `Bytes` extractor refuses a chunked body that runs over, both as
+/// `text/plain`. `/graphql` answers with a GraphQL error (`REQUEST_TOO_LARGE`),
+/// the token and revocation endpoints with an RFC 6749 `invalid_request`; the
+/// HTML sign-in forms keep the plain-text answer.
+async fn body_too_large_in_shape(request: Request, next: Next) -> Response {
+    let in_shape: Option<fn() -> Response> = match request.uri().path() {
+        "/graphql" => Some(crate::api::body_too_large),
+        "/oauth/token" | "/oauth/revoke" => Some(crate::auth::body_too_large),
+        _ => None,
+    };
+    let response = next.run(request).await;
+    match in_shape {
+        Some(in_shape)
+            if response.status() == StatusCode::PAYLOAD_TOO_LARGE && !is_json(&response) =>
+        {
+            in_shape()
+        }
+        _ => response,
+    }
+}
+
+fn is_json(response: &Response) -> bool {
+    response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"))
 }

@@ -248,7 +248,7 @@ async fn signing_more_than_100_prescriptions_at_once_is_refused() {
 }
 
 #[tokio::test]
-async fn a_body_over_64_kib_is_refused_with_413_not_a_server_error() {
+async fn a_body_over_64_kib_with_a_content_length_is_refused_with_a_graphql_shaped_413() {
     let sandbox = support::start_demo().await;
     let tokens = MapleTokens::get(&sandbox).await;
     let padding = " ".repeat(70 * 1024);
@@ -262,6 +262,15 @@ async fn a_body_over_64_kib_is_refused_with_413_not_a_server_error() {
     .await;
 
     assert_eq!(reply.status, 413);
+    assert_eq!(
+        reply.body,
+        json!({ "errors": [{
+            "message": "The request body is larger than 65536 bytes",
+            "extensions": { "code": "REQUEST_TOO_LARGE" }
+        }] })
+    );
+    let after = gql(&sandbox, &tokens.machine, "{ ping }", json!({})).await;
+    assert_eq!(after.data()["ping"], "pong", "the server stays up");
 }
 
 #[tokio::test]

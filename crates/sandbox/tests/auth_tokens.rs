@@ -606,7 +606,7 @@ async fn garbage_bodies_get_4xx_never_5xx() {
 }
 
 #[tokio::test]
-async fn oversized_body_is_413_and_the_server_stays_up() {
+async fn oversized_body_is_an_rfc6749_shaped_413_and_the_server_stays_up() {
     let sandbox = start_demo().await;
     let huge = "x".repeat(200 * 1024);
 
@@ -621,6 +621,11 @@ async fn oversized_body_is_413_and_the_server_stays_up() {
         .unwrap();
 
     assert_eq!(response.status(), 413);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(
+        body,
+        json!({ "error": "invalid_request", "error_description": "request body too large" })
+    );
     assert_still_serving(&sandbox).await;
 }
 

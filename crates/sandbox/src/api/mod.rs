@@ -68,6 +68,19 @@ fn request_error(status: StatusCode, code: &str, message: &str) -> Response {
     (status, axum::Json(body)).into_response()
 }
 
+/// The answer to a body over the server's limit, whether the handler read it
+/// (chunked) or the limit layer refused its `Content-Length` (see `server.rs`).
+pub(crate) fn body_too_large() -> Response {
+    request_error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        codes::REQUEST_TOO_LARGE,
+        &format!(
+            "The request body is larger than {} bytes",
+            crate::server::MAX_BODY_BYTES
+        ),
+    )
+}
+
 async fn graphql(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -83,14 +96,7 @@ async fn graphql(
     let body = match body {
         Ok(body) => body,
         Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-            return request_error(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                codes::REQUEST_TOO_LARGE,
-                &format!(
-                    "The request body is larger than {} bytes",
-                    crate::server::MAX_BODY_BYTES
-                ),
-            );
+            return body_too_large();
         }
         Err(rejection) => {
             return request_error(

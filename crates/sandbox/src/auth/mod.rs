@@ -24,6 +24,8 @@ pub(crate) mod password;
 pub mod redirect;
 mod token;
 
+pub(crate) use token::body_too_large;
+
 use axum::Router;
 use axum::routing::{get, post};
 use base64::Engine as _;

@@ -77,6 +77,16 @@ impl OAuthError {
     }
 }
 
+/// The answer of `/oauth/token` and `/oauth/revoke` to a body over the server's
+/// limit: an RFC 6749 error, status 413 (see `server.rs`).
+pub(crate) fn body_too_large() -> Response {
+    OAuthError {
+        status: StatusCode::PAYLOAD_TOO_LARGE,
+        ..OAuthError::invalid_request("request body too large")
+    }
+    .into_response()
+}
+
 impl IntoResponse for OAuthError {
     fn into_response(self) -> Response {
         let mut response = (
