@@ -1,15 +1,16 @@
-//! Who is calling ([`Caller`]), the permissions and refusal codes of the API, and
-//! the one error type of the resolvers ([`ApiError`]), which becomes a GraphQL
-//! error carrying `extensions.code` (and `requiredPermission` / `field` when known).
+//! Who is calling ([`Caller`], taken with the database from the GraphQL context by
+//! [`parts`]), the permissions and refusal codes of the API, and the one error
+//! type of the resolvers ([`ApiError`]), which becomes a GraphQL error carrying
+//! `extensions.code` (and `requiredPermission` / `field` when known).
 //!
 //! Mutations do not use [`ApiError`] for refusals: they answer with the
 //! `UnauthorizedError` / `ValidationError` members of their result unions
 //! (see `types.rs`). [`ApiError`] is for queries and for internal failures.
 
-use async_graphql::ErrorExtensions as _;
+use async_graphql::{Context, ErrorExtensions as _};
 
 use crate::auth::claims::AccessClaims;
-use crate::store::StoreError;
+use crate::store::{Db, StoreError};
 
 /// The six permissions of the contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,6 +62,17 @@ impl Caller {
     }
 }
 
+/// The caller and the database of a resolver, put in the context by the handler.
+pub fn parts<'a>(ctx: &Context<'a>) -> Result<(&'a Caller, Db), ApiError> {
+    let caller = ctx
+        .data::<Caller>()
+        .map_err(|_| ApiError::Internal("no caller in context"))?;
+    let db = ctx
+        .data::<Db>()
+        .map_err(|_| ApiError::Internal("no database in context"))?;
+    Ok((caller, db.clone()))
+}
+
 /// A refusal for lack of permission: the code, the sentence, the permission.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
@@ -76,6 +88,18 @@ impl Refusal {
             message: message.into(),
             permission: Some(permission),
         }
+    }
+
+    /// "The caller is not authorized to `action`: the token lacks `permission`".
+    pub fn lacking(code: &'static str, action: &str, permission: Permission) -> Self {
+        Self::new(
+            code,
+            format!(
+                "The caller is not authorized to {action}: the token lacks {}",
+                permission.as_str()
+            ),
+            permission,
+        )
     }
 }
 
@@ -209,12 +233,7 @@ pub fn require_read(caller: &Caller, permission: Permission) -> Result<(), ApiEr
             ("UNAUTHORIZED", "do this")
         }
     };
-    Err(ApiError::Forbidden(Refusal::new(
-        code,
-        format!(
-            "The caller is not authorized to {what}: the token lacks {}",
-            permission.as_str()
-        ),
-        permission,
+    Err(ApiError::Forbidden(Refusal::lacking(
+        code, what, permission,
     )))
 }

@@ -1,14 +1,17 @@
-//! The mutations. Each one checks the caller's permission first (before any
-//! lookup, so a refusal never reveals whether a record exists), then validates its
-//! input, then makes its state change in one store transaction. Refusals and
-//! rejected input are answered as `UnauthorizedError` / `ValidationError` members
-//! of the result union; only internal failures become GraphQL errors.
+//! The mutations. Each one reads as: permission (checked before any lookup, so a
+//! refusal never reveals whether a record exists) → input validation → its state
+//! change in one store transaction → the store's outcome as the answer. Refusals
+//! and rejected input are answered as `UnauthorizedError` / `ValidationError`
+//! members of the result union (built from [`Refusal`] / [`Invalid`] by `From`,
+//! see `types.rs`); only internal failures become GraphQL errors.
+
+use std::future::Future;
 
 use async_graphql::{Context, ID, MaybeUndefined, Object};
 use time::Duration;
 
-use super::errors::{ApiError, Caller, Invalid, Permission, Refusal, codes};
-use super::trace::traced_result;
+use super::errors::{ApiError, Caller, Invalid, Permission, Refusal, codes, parts};
+use super::trace::{Outcome, traced_result};
 use super::types::{
     AddressInput, CreateOrderInput, CreatePatientInput, CreatePrescriptionInput, Order,
     OrderResult, Patient, PatientResult, Prescription, PrescriptionResult, UpdatePatientInput,
@@ -21,7 +24,7 @@ use crate::store::patients::{NewPatient, PatientChanges};
 use crate::store::prescriptions::{
     CancelOutcome as RxCancel, CreateOutcome as RxCreate, NewPrescription, Prescriber, SignOutcome,
 };
-use crate::store::{self, Db};
+use crate::store::{self, Db, StoreError};
 
 /// Most ids `signPrescriptions` takes at once.
 pub const MAX_BATCH: usize = 100;
@@ -32,25 +35,64 @@ pub const MAX_FILLS: usize = 50;
 #[derive(Debug, Default)]
 pub struct Mutation;
 
-fn parts<'a>(ctx: &Context<'a>) -> Result<(&'a Caller, Db), ApiError> {
-    let caller = ctx
-        .data::<Caller>()
-        .map_err(|_| ApiError::Internal("no caller in context"))?;
-    let db = ctx
-        .data::<Db>()
-        .map_err(|_| ApiError::Internal("no database in context"))?;
-    Ok((caller, db.clone()))
+/// Why a mutation ends early: with its answer `R` (a refusal or a rejected input,
+/// which `?` turns into the result union's member) or with an internal failure.
+enum Stop<R> {
+    Answer(R),
+    Failed(ApiError),
 }
 
-fn refuse(code: &'static str, what: &str, permission: Permission) -> Refusal {
-    Refusal::new(
-        code,
-        format!(
-            "The caller is not authorized to {what}: the token lacks {}",
-            permission.as_str()
-        ),
-        permission,
-    )
+impl<R> From<ApiError> for Stop<R> {
+    fn from(e: ApiError) -> Self {
+        Self::Failed(e)
+    }
+}
+
+impl<R> From<StoreError> for Stop<R> {
+    fn from(e: StoreError) -> Self {
+        Self::Failed(e.into())
+    }
+}
+
+impl<R: From<Refusal>> From<Refusal> for Stop<R> {
+    fn from(r: Refusal) -> Self {
+        Self::Answer(r.into())
+    }
+}
+
+impl<R: From<Invalid>> From<Invalid> for Stop<R> {
+    fn from(i: Invalid) -> Self {
+        Self::Answer(i.into())
+    }
+}
+
+/// Runs a mutation under its span (`trace.rs`); an early answer is its result.
+async fn mutation<R: Outcome>(
+    op: &'static str,
+    body: impl Future<Output = Result<R, Stop<R>>>,
+) -> async_graphql::Result<R> {
+    traced_result(op, async {
+        match body.await {
+            Ok(answer) | Err(Stop::Answer(answer)) => Ok(answer),
+            Err(Stop::Failed(e)) => Err(e),
+        }
+    })
+    .await
+}
+
+/// Refuses with `code` unless the caller holds `permission`: "not authorized to
+/// `action`: the token lacks `permission`".
+fn require(
+    caller: &Caller,
+    permission: Permission,
+    code: &'static str,
+    action: &str,
+) -> Result<(), Refusal> {
+    if caller.has(permission) {
+        Ok(())
+    } else {
+        Err(Refusal::lacking(code, action, permission))
+    }
 }
 
 fn address_parts(a: &AddressInput) -> AddressParts<'_> {
@@ -287,20 +329,16 @@ async fn signer(caller: &Caller, db: &Db) -> Result<Result<Prescriber, Refusal>,
 fn sign_result(outcome: SignOutcome) -> PrescriptionResult {
     match outcome {
         SignOutcome::Signed(p) => PrescriptionResult::Prescription(Prescription(p)),
-        SignOutcome::NotFound => PrescriptionResult::ValidationError(
-            Invalid::not_found("id", "no such prescription").into(),
-        ),
-        SignOutcome::NotDraft(p) => PrescriptionResult::ValidationError(
-            Invalid::state(
-                codes::PRESCRIPTION_NOT_DRAFT,
-                format!(
-                    "only a DRAFT prescription can be signed; this one is {}",
-                    p.state
-                ),
-                Some("id"),
-            )
-            .into(),
-        ),
+        SignOutcome::NotFound => Invalid::not_found("id", "no such prescription").into(),
+        SignOutcome::NotDraft(p) => Invalid::state(
+            codes::PRESCRIPTION_NOT_DRAFT,
+            format!(
+                "only a DRAFT prescription can be signed; this one is {}",
+                p.state
+            ),
+            Some("id"),
+        )
+        .into(),
     }
 }
 
@@ -313,20 +351,15 @@ impl Mutation {
         ctx: &Context<'_>,
         input: CreatePatientInput,
     ) -> async_graphql::Result<PatientResult> {
-        traced_result("createPatient", async {
+        mutation("createPatient", async {
             let (caller, db) = parts(ctx)?;
-            if !caller.has(Permission::WritePatient) {
-                let r = refuse(
-                    codes::PATIENT_WRITE_UNAUTHORIZED,
-                    "add or change patients",
-                    Permission::WritePatient,
-                );
-                return Ok(PatientResult::UnauthorizedError(r.into()));
-            }
-            let new = match new_patient(input) {
-                Ok(new) => new,
-                Err(invalid) => return Ok(PatientResult::ValidationError(invalid.into())),
-            };
+            require(
+                caller,
+                Permission::WritePatient,
+                codes::PATIENT_WRITE_UNAUTHORIZED,
+                "add or change patients",
+            )?;
+            let new = new_patient(input)?;
             let org = caller.org().to_owned();
             let created = db
                 .call(move |conn| store::patients::create(conn, &org, new))
@@ -343,29 +376,22 @@ impl Mutation {
         id: ID,
         input: UpdatePatientInput,
     ) -> async_graphql::Result<PatientResult> {
-        traced_result("updatePatient", async {
+        mutation("updatePatient", async {
             let (caller, db) = parts(ctx)?;
-            if !caller.has(Permission::WritePatient) {
-                let r = refuse(
-                    codes::PATIENT_WRITE_UNAUTHORIZED,
-                    "add or change patients",
-                    Permission::WritePatient,
-                );
-                return Ok(PatientResult::UnauthorizedError(r.into()));
-            }
-            let changes = match patient_changes(input) {
-                Ok(changes) => changes,
-                Err(invalid) => return Ok(PatientResult::ValidationError(invalid.into())),
-            };
+            require(
+                caller,
+                Permission::WritePatient,
+                codes::PATIENT_WRITE_UNAUTHORIZED,
+                "add or change patients",
+            )?;
+            let changes = patient_changes(input)?;
             let org = caller.org().to_owned();
             let updated = db
                 .call(move |conn| store::patients::update(conn, &org, &id, changes))
                 .await?;
             Ok(match updated {
                 Some(p) => PatientResult::Patient(Patient::from(p)),
-                None => PatientResult::ValidationError(
-                    Invalid::not_found("id", "no such patient").into(),
-                ),
+                None => Invalid::not_found("id", "no such patient").into(),
             })
         })
         .await
@@ -378,20 +404,15 @@ impl Mutation {
         ctx: &Context<'_>,
         input: CreatePrescriptionInput,
     ) -> async_graphql::Result<PrescriptionResult> {
-        traced_result("createPrescription", async {
+        mutation("createPrescription", async {
             let (caller, db) = parts(ctx)?;
-            if !caller.has(Permission::ReadPrescription) {
-                let r = refuse(
-                    codes::PRESCRIPTION_DRAFTING_UNAUTHORIZED,
-                    "draft prescriptions",
-                    Permission::ReadPrescription,
-                );
-                return Ok(PrescriptionResult::UnauthorizedError(r.into()));
-            }
-            let new = match new_prescription(input) {
-                Ok(new) => new,
-                Err(invalid) => return Ok(PrescriptionResult::ValidationError(invalid.into())),
-            };
+            require(
+                caller,
+                Permission::ReadPrescription,
+                codes::PRESCRIPTION_DRAFTING_UNAUTHORIZED,
+                "draft prescriptions",
+            )?;
+            let new = new_prescription(input)?;
             let org = caller.org().to_owned();
             let outcome = db
                 .call(move |conn| store::prescriptions::create(conn, &org, new))
@@ -400,16 +421,14 @@ impl Mutation {
                 RxCreate::Done(created) => {
                     PrescriptionResult::Prescription(Prescription(created.into_inner()))
                 }
-                RxCreate::PatientNotFound => PrescriptionResult::ValidationError(
-                    Invalid::not_found("patientId", "no such patient in this organization").into(),
-                ),
-                RxCreate::TreatmentNotFound => PrescriptionResult::ValidationError(
-                    Invalid::not_found(
-                        "treatmentId",
-                        "treatmentId is not in the medication catalog",
-                    )
-                    .into(),
-                ),
+                RxCreate::PatientNotFound => {
+                    Invalid::not_found("patientId", "no such patient in this organization").into()
+                }
+                RxCreate::TreatmentNotFound => Invalid::not_found(
+                    "treatmentId",
+                    "treatmentId is not in the medication catalog",
+                )
+                .into(),
             })
         })
         .await
@@ -422,12 +441,10 @@ impl Mutation {
         ctx: &Context<'_>,
         id: ID,
     ) -> async_graphql::Result<PrescriptionResult> {
-        traced_result("signPrescription", async {
+        mutation("signPrescription", async {
             let (caller, db) = parts(ctx)?;
-            let prescriber = match signer(caller, &db).await? {
-                Ok(p) => p,
-                Err(r) => return Ok(PrescriptionResult::UnauthorizedError(r.into())),
-            };
+            // The first `?` stops on an internal failure, the second on a refusal.
+            let prescriber = signer(caller, &db).await??;
             let org = caller.org().to_owned();
             let mut outcomes = db
                 .call(move |conn| store::prescriptions::sign(conn, &org, &[id.0], &prescriber))
@@ -450,12 +467,7 @@ impl Mutation {
             let (caller, db) = parts(ctx)?;
             let prescriber = match signer(caller, &db).await? {
                 Ok(p) => p,
-                Err(r) => {
-                    return Ok(ids
-                        .iter()
-                        .map(|_| PrescriptionResult::UnauthorizedError(r.clone().into()))
-                        .collect());
-                }
+                Err(r) => return Ok(ids.iter().map(|_| r.clone().into()).collect()),
             };
             if ids.len() > MAX_BATCH {
                 return Err(ApiError::Invalid(Invalid::input(
@@ -480,16 +492,14 @@ impl Mutation {
         ctx: &Context<'_>,
         id: ID,
     ) -> async_graphql::Result<PrescriptionResult> {
-        traced_result("cancelPrescription", async {
+        mutation("cancelPrescription", async {
             let (caller, db) = parts(ctx)?;
-            if !caller.has(Permission::ReadPrescription) {
-                let r = refuse(
-                    codes::PRESCRIPTION_CANCELING_UNAUTHORIZED,
-                    "cancel prescriptions",
-                    Permission::ReadPrescription,
-                );
-                return Ok(PrescriptionResult::UnauthorizedError(r.into()));
-            }
+            require(
+                caller,
+                Permission::ReadPrescription,
+                codes::PRESCRIPTION_CANCELING_UNAUTHORIZED,
+                "cancel prescriptions",
+            )?;
             let may_cancel_signed =
                 !caller.is_machine() && caller.has(Permission::WritePrescription);
             let org = caller.org().to_owned();
@@ -498,17 +508,13 @@ impl Mutation {
                 .await?;
             Ok(match outcome {
                 RxCancel::Canceled(p) => PrescriptionResult::Prescription(Prescription(p)),
-                RxCancel::NotFound => PrescriptionResult::ValidationError(
-                    Invalid::not_found("id", "no such prescription").into(),
-                ),
-                RxCancel::SignedNeedsWrite => PrescriptionResult::UnauthorizedError(
-                    refuse(
-                        codes::PRESCRIPTION_CANCELING_UNAUTHORIZED,
-                        "cancel signed prescriptions",
-                        Permission::WritePrescription,
-                    )
-                    .into(),
-                ),
+                RxCancel::NotFound => Invalid::not_found("id", "no such prescription").into(),
+                RxCancel::SignedNeedsWrite => Refusal::lacking(
+                    codes::PRESCRIPTION_CANCELING_UNAUTHORIZED,
+                    "cancel signed prescriptions",
+                    Permission::WritePrescription,
+                )
+                .into(),
             })
         })
         .await
@@ -522,20 +528,15 @@ impl Mutation {
         ctx: &Context<'_>,
         input: CreateOrderInput,
     ) -> async_graphql::Result<OrderResult> {
-        traced_result("createOrder", async {
+        mutation("createOrder", async {
             let (caller, db) = parts(ctx)?;
-            if !caller.has(Permission::ReadOrder) {
-                let r = refuse(
-                    codes::ORDER_DRAFTING_UNAUTHORIZED,
-                    "draft orders",
-                    Permission::ReadOrder,
-                );
-                return Ok(OrderResult::UnauthorizedError(r.into()));
-            }
-            let new = match new_order(input) {
-                Ok(new) => new,
-                Err(invalid) => return Ok(OrderResult::ValidationError(invalid.into())),
-            };
+            require(
+                caller,
+                Permission::ReadOrder,
+                codes::ORDER_DRAFTING_UNAUTHORIZED,
+                "draft orders",
+            )?;
+            let new = new_order(input)?;
             let org = caller.org().to_owned();
             let outcome = db
                 .call(move |conn| store::orders::create(conn, &org, new))
@@ -561,7 +562,7 @@ impl Mutation {
                     Invalid::input(fill(i), "the prescription is canceled")
                 }
             };
-            Ok(OrderResult::ValidationError(invalid.into()))
+            Ok(invalid.into())
         })
         .await
     }
@@ -569,12 +570,14 @@ impl Mutation {
     /// Sends a draft order (`write:order`) once every prescription on it is signed:
     /// `DRAFT` → `PLACED`, or `ROUTING` when it has no pharmacy.
     async fn send_order(&self, ctx: &Context<'_>, id: ID) -> async_graphql::Result<OrderResult> {
-        traced_result("sendOrder", async {
+        mutation("sendOrder", async {
             let (caller, db) = parts(ctx)?;
-            if !caller.has(Permission::WriteOrder) {
-                let r = refuse(codes::ORDER_SENDING_UNAUTHORIZED, "send orders", Permission::WriteOrder);
-                return Ok(OrderResult::UnauthorizedError(r.into()));
-            }
+            require(
+                caller,
+                Permission::WriteOrder,
+                codes::ORDER_SENDING_UNAUTHORIZED,
+                "send orders",
+            )?;
             let org = caller.org().to_owned();
             let outcome = db.call(move |conn| store::orders::send(conn, &org, &id)).await?;
             let invalid = match outcome {
@@ -596,7 +599,7 @@ impl Mutation {
                     Some("fills"),
                 ),
             };
-            Ok(OrderResult::ValidationError(invalid.into()))
+            Ok(invalid.into())
         })
         .await
     }
@@ -604,16 +607,14 @@ impl Mutation {
     /// Cancels an order: a draft with `read:order`, a sent one only with
     /// `write:order`. Canceling a canceled order returns it.
     async fn cancel_order(&self, ctx: &Context<'_>, id: ID) -> async_graphql::Result<OrderResult> {
-        traced_result("cancelOrder", async {
+        mutation("cancelOrder", async {
             let (caller, db) = parts(ctx)?;
-            if !caller.has(Permission::ReadOrder) {
-                let r = refuse(
-                    codes::ORDER_CANCELING_UNAUTHORIZED,
-                    "cancel orders",
-                    Permission::ReadOrder,
-                );
-                return Ok(OrderResult::UnauthorizedError(r.into()));
-            }
+            require(
+                caller,
+                Permission::ReadOrder,
+                codes::ORDER_CANCELING_UNAUTHORIZED,
+                "cancel orders",
+            )?;
             let may_cancel_sent = caller.has(Permission::WriteOrder);
             let org = caller.org().to_owned();
             let outcome = db
@@ -621,17 +622,13 @@ impl Mutation {
                 .await?;
             Ok(match outcome {
                 OrderCancel::Canceled(o) => OrderResult::Order(Order(o)),
-                OrderCancel::NotFound => {
-                    OrderResult::ValidationError(Invalid::not_found("id", "no such order").into())
-                }
-                OrderCancel::SentNeedsWrite => OrderResult::UnauthorizedError(
-                    refuse(
-                        codes::ORDER_CANCELING_UNAUTHORIZED,
-                        "cancel sent orders",
-                        Permission::WriteOrder,
-                    )
-                    .into(),
-                ),
+                OrderCancel::NotFound => Invalid::not_found("id", "no such order").into(),
+                OrderCancel::SentNeedsWrite => Refusal::lacking(
+                    codes::ORDER_CANCELING_UNAUTHORIZED,
+                    "cancel sent orders",
+                    Permission::WriteOrder,
+                )
+                .into(),
             })
         })
         .await

@@ -3,7 +3,7 @@
 
 use async_graphql::{Context, ID, Object};
 
-use super::errors::{ApiError, Caller, Permission, require_read};
+use super::errors::{ApiError, Permission, parts, require_read};
 use super::pagination;
 use super::trace::traced;
 use super::types::{
@@ -11,21 +11,11 @@ use super::types::{
     PageInfo, Patient, PatientConnection, PatientFilter, Pharmacy, Prescription,
     PrescriptionConnection, PrescriptionFilter,
 };
-use crate::store::{self, Db};
+use crate::store;
 
 /// The root of all queries.
 #[derive(Debug, Default)]
 pub struct Query;
-
-fn parts<'a>(ctx: &Context<'a>) -> Result<(&'a Caller, Db), ApiError> {
-    let caller = ctx
-        .data::<Caller>()
-        .map_err(|_| ApiError::Internal("no caller in context"))?;
-    let db = ctx
-        .data::<Db>()
-        .map_err(|_| ApiError::Internal("no database in context"))?;
-    Ok((caller, db.clone()))
-}
 
 #[Object(name = "Query")]
 impl Query {

@@ -7,8 +7,8 @@ use async_graphql::{
     ComplexObject, Context, Enum, ID, InputObject, MaybeUndefined, Object, SimpleObject, Union,
 };
 
-use super::errors::{ApiError, Caller, Invalid, Permission, Refusal, require_read};
-use crate::store::{self, Db};
+use super::errors::{ApiError, Invalid, Permission, Refusal, parts, require_read};
+use crate::store;
 
 /// Who the token acts for: a signed-in user or an organization's backend.
 #[derive(Debug, Enum, Copy, Clone, Eq, PartialEq)]
@@ -585,19 +585,28 @@ pub enum OrderResult {
     ValidationError(ValidationError),
 }
 
-fn context<'a>(ctx: &Context<'a>) -> Result<(&'a Caller, Db), ApiError> {
-    let caller = ctx
-        .data::<Caller>()
-        .map_err(|_| ApiError::Internal("no caller in context"))?;
-    let db = ctx
-        .data::<Db>()
-        .map_err(|_| ApiError::Internal("no database in context"))?;
-    Ok((caller, db.clone()))
+/// Every result union answers a refusal with its `UnauthorizedError` member and
+/// a rejected input with its `ValidationError` member.
+macro_rules! refusals_and_rejections {
+    ($($union:ident),*) => {$(
+        impl From<Refusal> for $union {
+            fn from(r: Refusal) -> Self {
+                Self::UnauthorizedError(r.into())
+            }
+        }
+
+        impl From<Invalid> for $union {
+            fn from(i: Invalid) -> Self {
+                Self::ValidationError(i.into())
+            }
+        }
+    )*};
 }
+refusals_and_rejections!(PatientResult, PrescriptionResult, OrderResult);
 
 /// Loads the patient of a prescription or order for a caller allowed to read patients.
 async fn load_patient(ctx: &Context<'_>, patient_id: &str) -> Result<Patient, ApiError> {
-    let (caller, db) = context(ctx)?;
+    let (caller, db) = parts(ctx)?;
     require_read(caller, Permission::ReadPatient)?;
     let (org, id) = (caller.org().to_owned(), patient_id.to_owned());
     let found = db
@@ -613,7 +622,7 @@ async fn load_prescription(
     ctx: &Context<'_>,
     prescription_id: &str,
 ) -> Result<Prescription, ApiError> {
-    let (caller, db) = context(ctx)?;
+    let (caller, db) = parts(ctx)?;
     require_read(caller, Permission::ReadPrescription)?;
     let (org, id) = (caller.org().to_owned(), prescription_id.to_owned());
     let found = db
