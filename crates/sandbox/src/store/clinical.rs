@@ -1,5 +1,7 @@
 //! Shared pieces of the clinical tables: ids, timestamps, JSON columns, pages,
-//! and the read-only views of the auth tables (users, organizations) the API needs.
+//! reading one record of an organization by `id` or `externalId` ([`Record`],
+//! [`find`]; what makes creates idempotent, [`existing`]), and the read-only views
+//! of the auth tables (users, organizations) the API needs.
 //!
 //! Everything here runs inside a [`super::Db::call`] closure.
 
@@ -58,6 +60,72 @@ impl<T> Created<T> {
             Self::New(t) | Self::Existing(t) => t,
         }
     }
+}
+
+/// A record of a clinical table: where it is stored and how its row reads.
+pub(crate) trait Record: Sized {
+    /// The table; its rows have `seq`, `organization_id`, `id` and `external_id`.
+    const TABLE: &'static str;
+    /// The columns [`Record::from_row`] reads, `seq` first.
+    const COLUMNS: &'static str;
+    /// The record of a row of [`Record::COLUMNS`], with its `seq`.
+    fn from_row(row: &Row<'_>) -> rusqlite::Result<(i64, Self)>;
+    /// Adds what lives in other tables (an order's fills); nothing by default.
+    fn complete(_conn: &Connection, record: Self) -> Result<Self, StoreError> {
+        Ok(record)
+    }
+}
+
+/// The column [`find`] looks a record up by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Key {
+    Id,
+    ExternalId,
+}
+
+/// The record of `org` whose `key` column holds `value`.
+pub(crate) fn find<T: Record>(
+    conn: &Connection,
+    org: &str,
+    key: Key,
+    value: &str,
+) -> Result<Option<T>, StoreError> {
+    let column = match key {
+        Key::Id => "id",
+        Key::ExternalId => "external_id",
+    };
+    let found = conn
+        .query_row(
+            &format!(
+                "SELECT {} FROM {} WHERE organization_id = ?1 AND {column} = ?2",
+                T::COLUMNS,
+                T::TABLE
+            ),
+            [org, value],
+            T::from_row,
+        )
+        .optional()?;
+    found.map(|(_, r)| T::complete(conn, r)).transpose()
+}
+
+/// The record a create returns instead of inserting one: the record of `org`
+/// already holding `external_id` (none without an `external_id`). Called inside
+/// the create's transaction, so two concurrent creates make one record.
+pub(crate) fn existing<T: Record>(
+    conn: &Connection,
+    org: &str,
+    external_id: Option<&str>,
+) -> Result<Option<T>, StoreError> {
+    match external_id {
+        Some(external_id) => find(conn, org, Key::ExternalId, external_id),
+        None => Ok(None),
+    }
+}
+
+/// The record `id` that the caller's open transaction has just written (so it is
+/// there; its absence is a store failure).
+pub(crate) fn written<T: Record>(conn: &Connection, org: &str, id: &str) -> Result<T, StoreError> {
+    find(conn, org, Key::Id, id)?.ok_or(StoreError::Sqlite(rusqlite::Error::QueryReturnedNoRows))
 }
 
 /// A fresh record id: `prefix_` followed by 32 hex digits.

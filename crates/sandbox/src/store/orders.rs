@@ -2,11 +2,14 @@
 //! sending (`DRAFT` → `PLACED`/`ROUTING` once every prescription is signed, in one
 //! transaction so concurrent senders send once), canceling, reading and listing.
 
-use rusqlite::{Connection, OptionalExtension as _, Row, TransactionBehavior, params};
+use rusqlite::{Connection, Row, TransactionBehavior, params};
 
 use super::StoreError;
 use super::catalog::{self, Pharmacy};
-use super::clinical::{Address, Created, Page, Paged, json_opt, new_id, now_rfc3339, to_json};
+use super::clinical::{
+    Address, Created, Key, Page, Paged, Record, existing, find, json_opt, new_id, now_rfc3339,
+    to_json, written,
+};
 use super::patients;
 use super::prescriptions;
 
@@ -89,38 +92,46 @@ pub enum CancelOutcome {
     SentNeedsWrite,
 }
 
-const COLUMNS: &str =
-    "seq, id, external_id, state, patient_id, pharmacy, address, created_at, sent_at";
+const COLUMNS: &str = Order::COLUMNS;
 
-fn order(row: &Row<'_>) -> rusqlite::Result<(i64, Order)> {
-    Ok((
-        row.get(0)?,
-        Order {
-            id: row.get(1)?,
-            external_id: row.get(2)?,
-            state: row.get(3)?,
-            patient_id: row.get(4)?,
-            pharmacy: json_opt(row, 5)?,
-            address: json_opt(row, 6)?,
-            fills: Vec::new(),
-            created_at: row.get(7)?,
-            sent_at: row.get(8)?,
-        },
-    ))
-}
+impl Record for Order {
+    const TABLE: &'static str = "orders";
+    const COLUMNS: &'static str =
+        "seq, id, external_id, state, patient_id, pharmacy, address, created_at, sent_at";
 
-fn with_fills(conn: &Connection, mut order: Order) -> Result<Order, StoreError> {
-    let mut stmt = conn
-        .prepare("SELECT id, state, prescription_id FROM fills WHERE order_id = ?1 ORDER BY seq")?;
-    let fills = stmt.query_map([&order.id], |row| {
-        Ok(Fill {
-            id: row.get(0)?,
-            state: row.get(1)?,
-            prescription_id: row.get(2)?,
-        })
-    })?;
-    order.fills = fills.collect::<Result<_, _>>()?;
-    Ok(order)
+    /// An order without its fills: [`Record::complete`] reads them.
+    fn from_row(row: &Row<'_>) -> rusqlite::Result<(i64, Self)> {
+        Ok((
+            row.get(0)?,
+            Order {
+                id: row.get(1)?,
+                external_id: row.get(2)?,
+                state: row.get(3)?,
+                patient_id: row.get(4)?,
+                pharmacy: json_opt(row, 5)?,
+                address: json_opt(row, 6)?,
+                fills: Vec::new(),
+                created_at: row.get(7)?,
+                sent_at: row.get(8)?,
+            },
+        ))
+    }
+
+    /// Reads the order's fills, oldest first.
+    fn complete(conn: &Connection, mut order: Self) -> Result<Self, StoreError> {
+        let mut stmt = conn.prepare(
+            "SELECT id, state, prescription_id FROM fills WHERE order_id = ?1 ORDER BY seq",
+        )?;
+        let fills = stmt.query_map([&order.id], |row| {
+            Ok(Fill {
+                id: row.get(0)?,
+                state: row.get(1)?,
+                prescription_id: row.get(2)?,
+            })
+        })?;
+        order.fills = fills.collect::<Result<_, _>>()?;
+        Ok(order)
+    }
 }
 
 /// Drafts an order, or returns the one already holding `external_id` in `org`.
@@ -130,9 +141,7 @@ pub fn create(
     new: NewOrder,
 ) -> Result<CreateOutcome, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    if let Some(external_id) = &new.external_id
-        && let Some(existing) = by_external_id(&tx, org, external_id)?
-    {
+    if let Some(existing) = existing(&tx, org, new.external_id.as_deref())? {
         return Ok(CreateOutcome::Done(Created::Existing(existing)));
     }
     if patients::get(&tx, org, &new.patient_id)?.is_none() {
@@ -176,8 +185,7 @@ pub fn create(
             params![new_id("fill"), id, prescription_id],
         )?;
     }
-    let created =
-        get(&tx, org, &id)?.ok_or(StoreError::Sqlite(rusqlite::Error::QueryReturnedNoRows))?;
+    let created = written(&tx, org, &id)?;
     tx.commit()?;
     Ok(CreateOutcome::Done(Created::New(created)))
 }
@@ -220,8 +228,7 @@ pub fn send(conn: &mut Connection, org: &str, id: &str) -> Result<SendOutcome, S
         params![org, id, next, now_rfc3339()],
     )?;
     tx.execute("UPDATE fills SET state = 'SENT' WHERE order_id = ?1", [id])?;
-    let sent =
-        get(&tx, org, id)?.ok_or(StoreError::Sqlite(rusqlite::Error::QueryReturnedNoRows))?;
+    let sent = written(&tx, org, id)?;
     tx.commit()?;
     Ok(SendOutcome::Sent(sent))
 }
@@ -252,39 +259,14 @@ pub fn cancel(
         "UPDATE fills SET state = 'CANCELED' WHERE order_id = ?1",
         [id],
     )?;
-    let canceled =
-        get(&tx, org, id)?.ok_or(StoreError::Sqlite(rusqlite::Error::QueryReturnedNoRows))?;
+    let canceled = written(&tx, org, id)?;
     tx.commit()?;
     Ok(CancelOutcome::Canceled(canceled))
 }
 
 /// The order `id` (with its fills) if it belongs to `org`.
 pub fn get(conn: &Connection, org: &str, id: &str) -> Result<Option<Order>, StoreError> {
-    let found = conn
-        .query_row(
-            &format!("SELECT {COLUMNS} FROM orders WHERE organization_id = ?1 AND id = ?2"),
-            [org, id],
-            order,
-        )
-        .optional()?;
-    found.map(|(_, o)| with_fills(conn, o)).transpose()
-}
-
-fn by_external_id(
-    conn: &Connection,
-    org: &str,
-    external_id: &str,
-) -> Result<Option<Order>, StoreError> {
-    let found = conn
-        .query_row(
-            &format!(
-                "SELECT {COLUMNS} FROM orders WHERE organization_id = ?1 AND external_id = ?2"
-            ),
-            [org, external_id],
-            order,
-        )
-        .optional()?;
-    found.map(|(_, o)| with_fills(conn, o)).transpose()
+    find(conn, org, Key::Id, id)
 }
 
 /// One page of the organization's orders (with fills), oldest first.
@@ -310,12 +292,12 @@ pub fn list(
             filter.state,
             page.limit as i64 + 1
         ],
-        order,
+        Order::from_row,
     )?;
     let items = rows.collect::<Result<Vec<_>, _>>()?;
     let items = items
         .into_iter()
-        .map(|(seq, o)| with_fills(conn, o).map(|o| (seq, o)))
+        .map(|(seq, o)| Order::complete(conn, o).map(|o| (seq, o)))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Paged::from_overfetch(items, page.limit))
 }

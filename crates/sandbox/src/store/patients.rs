@@ -1,10 +1,13 @@
 //! The `patients` table: create (idempotent on `externalId`), update, read and
 //! list, always within one organization.
 
-use rusqlite::{Connection, OptionalExtension as _, Row, TransactionBehavior, params};
+use rusqlite::{Connection, Row, TransactionBehavior, params};
 
 use super::StoreError;
-use super::clinical::{Address, Created, Page, Paged, json_opt, new_id, now_rfc3339, to_json};
+use super::clinical::{
+    Address, Created, Key, Page, Paged, Record, existing, find, json_opt, new_id, now_rfc3339,
+    to_json, written,
+};
 
 /// A stored patient.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,27 +63,32 @@ pub struct PatientFilter {
     pub external_id: Option<String>,
 }
 
-const COLUMNS: &str = "seq, id, external_id, first_name, middle_name, last_name, date_of_birth, \
-                       sex, gender, email, phone, address, created_at";
+const COLUMNS: &str = Patient::COLUMNS;
 
-fn patient(row: &Row<'_>) -> rusqlite::Result<(i64, Patient)> {
-    Ok((
-        row.get(0)?,
-        Patient {
-            id: row.get(1)?,
-            external_id: row.get(2)?,
-            first_name: row.get(3)?,
-            middle_name: row.get(4)?,
-            last_name: row.get(5)?,
-            date_of_birth: row.get(6)?,
-            sex: row.get(7)?,
-            gender: row.get(8)?,
-            email: row.get(9)?,
-            phone: row.get(10)?,
-            address: json_opt(row, 11)?,
-            created_at: row.get(12)?,
-        },
-    ))
+impl Record for Patient {
+    const TABLE: &'static str = "patients";
+    const COLUMNS: &'static str = "seq, id, external_id, first_name, middle_name, last_name, \
+        date_of_birth, sex, gender, email, phone, address, created_at";
+
+    fn from_row(row: &Row<'_>) -> rusqlite::Result<(i64, Self)> {
+        Ok((
+            row.get(0)?,
+            Patient {
+                id: row.get(1)?,
+                external_id: row.get(2)?,
+                first_name: row.get(3)?,
+                middle_name: row.get(4)?,
+                last_name: row.get(5)?,
+                date_of_birth: row.get(6)?,
+                sex: row.get(7)?,
+                gender: row.get(8)?,
+                email: row.get(9)?,
+                phone: row.get(10)?,
+                address: json_opt(row, 11)?,
+                created_at: row.get(12)?,
+            },
+        ))
+    }
 }
 
 /// Creates a patient, or returns the one already holding `external_id` in `org`.
@@ -90,9 +98,7 @@ pub fn create(
     new: NewPatient,
 ) -> Result<Created<Patient>, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    if let Some(external_id) = &new.external_id
-        && let Some(existing) = by_external_id(&tx, org, external_id)?
-    {
+    if let Some(existing) = existing(&tx, org, new.external_id.as_deref())? {
         return Ok(Created::Existing(existing));
     }
     let id = new_id("pat");
@@ -117,8 +123,7 @@ pub fn create(
             now_rfc3339()
         ],
     )?;
-    let created =
-        get(&tx, org, &id)?.ok_or(StoreError::Sqlite(rusqlite::Error::QueryReturnedNoRows))?;
+    let created = written(&tx, org, &id)?;
     tx.commit()?;
     Ok(Created::New(created))
 }
@@ -182,31 +187,7 @@ pub fn update(
 
 /// The patient `id` if it belongs to `org`.
 pub fn get(conn: &Connection, org: &str, id: &str) -> Result<Option<Patient>, StoreError> {
-    Ok(conn
-        .query_row(
-            &format!("SELECT {COLUMNS} FROM patients WHERE organization_id = ?1 AND id = ?2"),
-            [org, id],
-            patient,
-        )
-        .optional()?
-        .map(|(_, p)| p))
-}
-
-fn by_external_id(
-    conn: &Connection,
-    org: &str,
-    external_id: &str,
-) -> Result<Option<Patient>, StoreError> {
-    Ok(conn
-        .query_row(
-            &format!(
-                "SELECT {COLUMNS} FROM patients WHERE organization_id = ?1 AND external_id = ?2"
-            ),
-            [org, external_id],
-            patient,
-        )
-        .optional()?
-        .map(|(_, p)| p))
+    find(conn, org, Key::Id, id)
 }
 
 /// One page of the organization's patients, oldest first.
@@ -233,7 +214,7 @@ pub fn list(
             filter.external_id,
             page.limit as i64 + 1
         ],
-        patient,
+        Patient::from_row,
     )?;
     let items = rows.collect::<Result<Vec<_>, _>>()?;
     Ok(Paged::from_overfetch(items, page.limit))

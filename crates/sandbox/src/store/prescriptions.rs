@@ -2,12 +2,15 @@
 //! (`DRAFT` → `ACTIVE`, one transaction per batch so concurrent signers cannot both
 //! win), canceling, reading and listing, always within one organization.
 
-use rusqlite::{Connection, OptionalExtension as _, Row, Transaction, TransactionBehavior, params};
+use rusqlite::{Connection, Row, Transaction, TransactionBehavior, params};
 use serde::{Deserialize, Serialize};
 
 use super::StoreError;
 use super::catalog::{self, Medication};
-use super::clinical::{Created, Page, Paged, json, json_opt, new_id, now_rfc3339, to_json};
+use super::clinical::{
+    Created, Key, Page, Paged, Record, existing, find, json, json_opt, new_id, now_rfc3339,
+    to_json, written,
+};
 use super::patients;
 
 /// The signer of a prescription, copied into it when signed.
@@ -96,33 +99,38 @@ pub enum CancelOutcome {
     SignedNeedsWrite,
 }
 
-pub(crate) const COLUMNS: &str = "seq, id, external_id, state, patient_id, treatment, dispense_as_written, \
-    dispense_quantity, dispense_unit, fills_allowed, days_supply, instructions, notes, effective_date, \
-    expiration_date, prescriber, written_at, created_at";
+const COLUMNS: &str = Prescription::COLUMNS;
 
-pub(crate) fn prescription(row: &Row<'_>) -> rusqlite::Result<(i64, Prescription)> {
-    Ok((
-        row.get(0)?,
-        Prescription {
-            id: row.get(1)?,
-            external_id: row.get(2)?,
-            state: row.get(3)?,
-            patient_id: row.get(4)?,
-            treatment: json(row, 5)?,
-            dispense_as_written: row.get(6)?,
-            dispense_quantity: row.get(7)?,
-            dispense_unit: row.get(8)?,
-            fills_allowed: row.get(9)?,
-            days_supply: row.get(10)?,
-            instructions: row.get(11)?,
-            notes: row.get(12)?,
-            effective_date: row.get(13)?,
-            expiration_date: row.get(14)?,
-            prescriber: json_opt(row, 15)?,
-            written_at: row.get(16)?,
-            created_at: row.get(17)?,
-        },
-    ))
+impl Record for Prescription {
+    const TABLE: &'static str = "prescriptions";
+    const COLUMNS: &'static str = "seq, id, external_id, state, patient_id, treatment, \
+        dispense_as_written, dispense_quantity, dispense_unit, fills_allowed, days_supply, \
+        instructions, notes, effective_date, expiration_date, prescriber, written_at, created_at";
+
+    fn from_row(row: &Row<'_>) -> rusqlite::Result<(i64, Self)> {
+        Ok((
+            row.get(0)?,
+            Prescription {
+                id: row.get(1)?,
+                external_id: row.get(2)?,
+                state: row.get(3)?,
+                patient_id: row.get(4)?,
+                treatment: json(row, 5)?,
+                dispense_as_written: row.get(6)?,
+                dispense_quantity: row.get(7)?,
+                dispense_unit: row.get(8)?,
+                fills_allowed: row.get(9)?,
+                days_supply: row.get(10)?,
+                instructions: row.get(11)?,
+                notes: row.get(12)?,
+                effective_date: row.get(13)?,
+                expiration_date: row.get(14)?,
+                prescriber: json_opt(row, 15)?,
+                written_at: row.get(16)?,
+                created_at: row.get(17)?,
+            },
+        ))
+    }
 }
 
 /// Drafts a prescription, or returns the one already holding `external_id` in `org`.
@@ -132,9 +140,7 @@ pub fn create(
     new: NewPrescription,
 ) -> Result<CreateOutcome, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    if let Some(external_id) = &new.external_id
-        && let Some(existing) = by_external_id(&tx, org, external_id)?
-    {
+    if let Some(existing) = existing(&tx, org, new.external_id.as_deref())? {
         return Ok(CreateOutcome::Done(Created::Existing(existing)));
     }
     if patients::get(&tx, org, &new.patient_id)?.is_none() {
@@ -167,8 +173,7 @@ pub fn create(
             now_rfc3339()
         ],
     )?;
-    let created =
-        get(&tx, org, &id)?.ok_or(StoreError::Sqlite(rusqlite::Error::QueryReturnedNoRows))?;
+    let created = written(&tx, org, &id)?;
     tx.commit()?;
     Ok(CreateOutcome::Done(Created::New(created)))
 }
@@ -234,37 +239,14 @@ pub fn cancel(
         "UPDATE prescriptions SET state = 'CANCELED' WHERE organization_id = ?1 AND id = ?2",
         [org, id],
     )?;
-    let canceled =
-        get(&tx, org, id)?.ok_or(StoreError::Sqlite(rusqlite::Error::QueryReturnedNoRows))?;
+    let canceled = written(&tx, org, id)?;
     tx.commit()?;
     Ok(CancelOutcome::Canceled(canceled))
 }
 
 /// The prescription `id` if it belongs to `org`.
 pub fn get(conn: &Connection, org: &str, id: &str) -> Result<Option<Prescription>, StoreError> {
-    Ok(conn
-        .query_row(
-            &format!("SELECT {COLUMNS} FROM prescriptions WHERE organization_id = ?1 AND id = ?2"),
-            [org, id],
-            prescription,
-        )
-        .optional()?
-        .map(|(_, p)| p))
-}
-
-fn by_external_id(
-    conn: &Connection,
-    org: &str,
-    external_id: &str,
-) -> Result<Option<Prescription>, StoreError> {
-    Ok(conn
-        .query_row(
-            &format!("SELECT {COLUMNS} FROM prescriptions WHERE organization_id = ?1 AND external_id = ?2"),
-            [org, external_id],
-            prescription,
-        )
-        .optional()?
-        .map(|(_, p)| p))
+    find(conn, org, Key::Id, id)
 }
 
 /// One page of the organization's prescriptions, oldest first.
@@ -290,7 +272,7 @@ pub fn list(
             filter.state,
             page.limit as i64 + 1
         ],
-        prescription,
+        Prescription::from_row,
     )?;
     let items = rows.collect::<Result<Vec<_>, _>>()?;
     Ok(Paged::from_overfetch(items, page.limit))
