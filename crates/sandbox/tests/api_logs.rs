@@ -8,37 +8,12 @@
 mod api_support;
 mod support;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
 use api_support::*;
 use serde_json::json;
 
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test]
 async fn no_patient_field_or_token_appears_in_the_logs() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new(
-            "trace,html5ever=off,markup5ever=off,selectors=off,scraper=off",
-        ))
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .init();
+    let captured = support::capture_logs();
     let sandbox = support::start_demo().await;
     let tokens = MapleTokens::get(&sandbox).await;
     let patient = json!({
@@ -100,7 +75,7 @@ async fn no_patient_field_or_token_appears_in_the_logs() {
     let _ = post_raw(&sandbox, Some("Bearer not-a-jwt-77131"), "{}".into()).await;
     sandbox.shutdown().await;
 
-    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let logs = captured.text();
     assert!(
         logs.contains("op=\"signPrescription\""),
         "the API's spans were captured: {logs}"

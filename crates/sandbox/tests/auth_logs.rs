@@ -7,37 +7,11 @@
 
 mod support;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
 use support::*;
-
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 #[tokio::test]
 async fn no_password_secret_code_or_token_appears_in_the_logs() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    tracing_subscriber::fmt()
-        // Everything, except the HTML parser the test itself uses to read pages.
-        .with_env_filter(tracing_subscriber::EnvFilter::new(
-            "trace,html5ever=off,markup5ever=off,selectors=off,scraper=off",
-        ))
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .init();
+    let captured = capture_logs();
     let sandbox = start_demo().await;
 
     let flow = Flow::new(&sandbox).offline(true);
@@ -58,7 +32,7 @@ async fn no_password_secret_code_or_token_appears_in_the_logs() {
     let _ = machine_token_response(&sandbox, MAPLE_BACKEND.0, "wrong-secret-456").await;
     sandbox.shutdown().await;
 
-    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let logs = captured.text();
     assert!(
         logs.contains("authorization code issued"),
         "logs were captured: {logs}"

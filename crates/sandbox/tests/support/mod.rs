@@ -1,6 +1,7 @@
 //! Shared helpers of the sandbox's integration tests: start a sandbox in-process,
-//! get machine tokens, and drive the browser sign-in (the HTML forms, filled by a
-//! cookie-keeping HTTP client, with the `oauth2` crate as the OAuth client, PKCE S256).
+//! get machine tokens, drive the browser sign-in (the HTML forms, filled by a
+//! cookie-keeping HTTP client, with the `oauth2` crate as the OAuth client, PKCE S256),
+//! and capture every log line (`capture_logs`).
 //!
 //! Used by the auth tests (issue 2) and the GraphQL tests (issue 3): keep the
 //! signatures of `start_demo`, `start_with`, `machine_token` and `user_token` stable.
@@ -588,4 +589,42 @@ pub fn query_map(url: &Url) -> std::collections::HashMap<String, String> {
     url.query_pairs()
         .map(|(k, v)| (k.into_owned(), v.into_owned()))
         .collect()
+}
+
+/// Everything the sandbox logs, from [`capture_logs`] on.
+#[derive(Clone, Default)]
+pub struct CapturedLogs(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl CapturedLogs {
+    /// The log lines written so far.
+    pub fn text(&self) -> String {
+        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+    }
+}
+
+impl std::io::Write for CapturedLogs {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Installs the process-wide tracing subscriber, at TRACE level for everything
+/// but the HTML parser the tests use to read pages, writing into the returned
+/// capture. Once per test binary: a second call panics.
+pub fn capture_logs() -> CapturedLogs {
+    let captured = CapturedLogs::default();
+    let writer = captured.clone();
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(
+            "trace,html5ever=off,markup5ever=off,selectors=off,scraper=off",
+        ))
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .init();
+    captured
 }
