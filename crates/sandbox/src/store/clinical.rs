@@ -1,12 +1,13 @@
 //! Shared pieces of the clinical tables: ids, timestamps, JSON columns, pages,
 //! reading one record of an organization by `id` or `externalId` ([`Record`],
-//! [`find`]; what makes creates idempotent, [`existing`]), and the read-only views
+//! [`find`]; what makes creates idempotent, [`existing`]) or a page of them
+//! ([`page_of`]), and the read-only views
 //! of the auth tables (users, organizations) the API needs.
 //!
 //! Everything here runs inside a [`super::Db::call`] closure.
 
 use rusqlite::types::Type;
-use rusqlite::{Connection, OptionalExtension as _, Row};
+use rusqlite::{Connection, OptionalExtension as _, Row, params};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -126,6 +127,36 @@ pub(crate) fn existing<T: Record>(
 /// there; its absence is a store failure).
 pub(crate) fn written<T: Record>(conn: &Connection, org: &str, id: &str) -> Result<T, StoreError> {
     find(conn, org, Key::Id, id)?.ok_or(StoreError::Sqlite(rusqlite::Error::QueryReturnedNoRows))
+}
+
+/// One page of `org`'s records, oldest first, narrowed by `narrow`: SQL over the
+/// parameters `?3` and `?4`, bound to `values` (a `None` value narrows nothing when
+/// the SQL says `?3 IS NULL OR …`).
+pub(crate) fn page_of<T: Record>(
+    conn: &Connection,
+    org: &str,
+    page: Page,
+    narrow: &str,
+    values: [&Option<String>; 2],
+) -> Result<Paged<T>, StoreError> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {} FROM {}
+         WHERE organization_id = ?1 AND (?2 IS NULL OR seq > ?2) AND {narrow}
+         ORDER BY seq LIMIT ?5",
+        T::COLUMNS,
+        T::TABLE
+    ))?;
+    let rows = stmt.query_map(
+        params![org, page.after, values[0], values[1], page.limit as i64 + 1],
+        T::from_row,
+    )?;
+    let Paged { items, has_next } =
+        Paged::from_overfetch(rows.collect::<Result<Vec<_>, _>>()?, page.limit);
+    let items = items
+        .into_iter()
+        .map(|(seq, r)| T::complete(conn, r).map(|r| (seq, r)))
+        .collect::<Result<_, _>>()?;
+    Ok(Paged { items, has_next })
 }
 
 /// A fresh record id: `prefix_` followed by 32 hex digits.

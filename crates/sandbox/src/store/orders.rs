@@ -8,7 +8,7 @@ use super::StoreError;
 use super::catalog::{self, Pharmacy};
 use super::clinical::{
     Address, Created, Key, Page, Paged, Record, existing, find, json_opt, new_id, now_rfc3339,
-    to_json, written,
+    page_of, to_json, written,
 };
 use super::patients;
 use super::prescriptions;
@@ -91,8 +91,6 @@ pub enum CancelOutcome {
     /// The order was sent and the caller may not cancel sent ones.
     SentNeedsWrite,
 }
-
-const COLUMNS: &str = Order::COLUMNS;
 
 impl Record for Order {
     const TABLE: &'static str = "orders";
@@ -276,28 +274,11 @@ pub fn list(
     filter: &OrderFilter,
     page: Page,
 ) -> Result<Paged<Order>, StoreError> {
-    let mut stmt = conn.prepare(&format!(
-        "SELECT {COLUMNS} FROM orders
-         WHERE organization_id = ?1
-           AND (?2 IS NULL OR seq > ?2)
-           AND (?3 IS NULL OR patient_id = ?3)
-           AND (?4 IS NULL OR state = ?4)
-         ORDER BY seq LIMIT ?5"
-    ))?;
-    let rows = stmt.query_map(
-        params![
-            org,
-            page.after,
-            filter.patient_id,
-            filter.state,
-            page.limit as i64 + 1
-        ],
-        Order::from_row,
-    )?;
-    let items = rows.collect::<Result<Vec<_>, _>>()?;
-    let items = items
-        .into_iter()
-        .map(|(seq, o)| Order::complete(conn, o).map(|o| (seq, o)))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(Paged::from_overfetch(items, page.limit))
+    page_of(
+        conn,
+        org,
+        page,
+        "(?3 IS NULL OR patient_id = ?3) AND (?4 IS NULL OR state = ?4)",
+        [&filter.patient_id, &filter.state],
+    )
 }

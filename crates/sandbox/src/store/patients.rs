@@ -6,7 +6,7 @@ use rusqlite::{Connection, Row, TransactionBehavior, params};
 use super::StoreError;
 use super::clinical::{
     Address, Created, Key, Page, Paged, Record, existing, find, json_opt, new_id, now_rfc3339,
-    to_json, written,
+    page_of, to_json, written,
 };
 
 /// A stored patient.
@@ -62,8 +62,6 @@ pub struct PatientFilter {
     pub name: Option<String>,
     pub external_id: Option<String>,
 }
-
-const COLUMNS: &str = Patient::COLUMNS;
 
 impl Record for Patient {
     const TABLE: &'static str = "patients";
@@ -197,25 +195,13 @@ pub fn list(
     filter: &PatientFilter,
     page: Page,
 ) -> Result<Paged<Patient>, StoreError> {
-    let mut stmt = conn.prepare(&format!(
-        "SELECT {COLUMNS} FROM patients
-         WHERE organization_id = ?1
-           AND (?2 IS NULL OR seq > ?2)
-           AND (?3 IS NULL OR instr(lower(first_name || ' ' || coalesce(middle_name || ' ', '') || last_name),
-                                    lower(?3)) > 0)
-           AND (?4 IS NULL OR external_id = ?4)
-         ORDER BY seq LIMIT ?5"
-    ))?;
-    let rows = stmt.query_map(
-        params![
-            org,
-            page.after,
-            filter.name,
-            filter.external_id,
-            page.limit as i64 + 1
-        ],
-        Patient::from_row,
-    )?;
-    let items = rows.collect::<Result<Vec<_>, _>>()?;
-    Ok(Paged::from_overfetch(items, page.limit))
+    page_of(
+        conn,
+        org,
+        page,
+        "(?3 IS NULL OR instr(lower(first_name || ' ' || coalesce(middle_name || ' ', '') || last_name),
+                             lower(?3)) > 0)
+         AND (?4 IS NULL OR external_id = ?4)",
+        [&filter.name, &filter.external_id],
+    )
 }

@@ -9,7 +9,7 @@ use super::StoreError;
 use super::catalog::{self, Medication};
 use super::clinical::{
     Created, Key, Page, Paged, Record, existing, find, json, json_opt, new_id, now_rfc3339,
-    to_json, written,
+    page_of, to_json, written,
 };
 use super::patients;
 
@@ -98,8 +98,6 @@ pub enum CancelOutcome {
     /// The prescription is signed and the caller may not cancel signed ones.
     SignedNeedsWrite,
 }
-
-const COLUMNS: &str = Prescription::COLUMNS;
 
 impl Record for Prescription {
     const TABLE: &'static str = "prescriptions";
@@ -256,24 +254,11 @@ pub fn list(
     filter: &PrescriptionFilter,
     page: Page,
 ) -> Result<Paged<Prescription>, StoreError> {
-    let mut stmt = conn.prepare(&format!(
-        "SELECT {COLUMNS} FROM prescriptions
-         WHERE organization_id = ?1
-           AND (?2 IS NULL OR seq > ?2)
-           AND (?3 IS NULL OR patient_id = ?3)
-           AND (?4 IS NULL OR state = ?4)
-         ORDER BY seq LIMIT ?5"
-    ))?;
-    let rows = stmt.query_map(
-        params![
-            org,
-            page.after,
-            filter.patient_id,
-            filter.state,
-            page.limit as i64 + 1
-        ],
-        Prescription::from_row,
-    )?;
-    let items = rows.collect::<Result<Vec<_>, _>>()?;
-    Ok(Paged::from_overfetch(items, page.limit))
+    page_of(
+        conn,
+        org,
+        page,
+        "(?3 IS NULL OR patient_id = ?3) AND (?4 IS NULL OR state = ?4)",
+        [&filter.patient_id, &filter.state],
+    )
 }
