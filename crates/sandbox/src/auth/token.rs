@@ -418,21 +418,20 @@ async fn authorization_code(
         .db
         .call(move |conn| {
             let at = now();
-            let tx = conn.transaction()?;
-            let result = (|| {
-                let Some(row) = db::code(&tx, &code_hash)? else {
+            committed(conn, |tx| {
+                let Some(row) = db::code(tx, &code_hash)? else {
                     return Ok(Err(OAuthError::invalid_grant("unknown authorization code")));
                 };
                 if row.used_at.is_some() {
                     // RFC 6749 §4.1.2: a replayed code revokes what it produced.
                     if let Some(family) = &row.family_id {
-                        db::revoke_family(&tx, family, at)?;
+                        db::revoke_family(tx, family, at)?;
                     }
                     return Ok(Err(OAuthError::invalid_grant(
                         "the authorization code was already used",
                     )));
                 }
-                db::mark_code_used(&tx, &code_hash, at)?;
+                db::mark_code_used(tx, &code_hash, at)?;
                 if row.expires_at <= at {
                     return Ok(Err(OAuthError::invalid_grant(
                         "the authorization code has expired",
@@ -454,7 +453,7 @@ async fn authorization_code(
                     )));
                 }
                 let Some(permissions) =
-                    user_access(&tx, &row.user_id, &row.organization_id, &row.client_id)?
+                    user_access(tx, &row.user_id, &row.organization_id, &row.client_id)?
                 else {
                     return Ok(Err(OAuthError::invalid_grant(
                         "the user can no longer use this organization",
@@ -463,7 +462,7 @@ async fn authorization_code(
                 let refresh_token = if has_offline_access(&row.scope) {
                     let family = random_token();
                     let token = new_refresh(
-                        &tx,
+                        tx,
                         &family,
                         &row.client_id,
                         &row.user_id,
@@ -473,7 +472,7 @@ async fn authorization_code(
                         at,
                         refresh_ttl,
                     )?;
-                    db::set_code_family(&tx, &code_hash, &family)?;
+                    db::set_code_family(tx, &code_hash, &family)?;
                     Some(token)
                 } else {
                     None
@@ -486,11 +485,7 @@ async fn authorization_code(
                     permissions,
                     refresh_token,
                 }))
-            })();
-            let result: Result<Result<UserGrant, OAuthError>, StoreError> = result;
-            let result = result?;
-            tx.commit()?;
-            Ok(result)
+            })
         })
         .await
         .map_err(|e| OAuthError::internal(&e))??;
@@ -510,9 +505,8 @@ async fn refresh_token(
         .db
         .call(move |conn| {
             let at = now();
-            let tx = conn.transaction()?;
-            let result: Result<Result<UserGrant, OAuthError>, StoreError> = (|| {
-                let Some(row) = db::refresh(&tx, &token_hash)? else {
+            committed(conn, |tx| {
+                let Some(row) = db::refresh(tx, &token_hash)? else {
                     return Ok(Err(OAuthError::invalid_grant("unknown refresh token")));
                 };
                 if row.client_id != client_id {
@@ -522,7 +516,7 @@ async fn refresh_token(
                     return Ok(Err(OAuthError::invalid_grant("the refresh token has been revoked")));
                 }
                 if row.used_at.is_some() {
-                    let revoked = db::revoke_family(&tx, &row.family_id, at)?;
+                    let revoked = db::revoke_family(tx, &row.family_id, at)?;
                     tracing::warn!(user_id = %row.user_id, revoked, "refresh token reused: its family is revoked");
                     return Ok(Err(OAuthError::invalid_grant(
                         "the refresh token was already used; every token of this sign-in is now revoked",
@@ -531,13 +525,13 @@ async fn refresh_token(
                 if row.expires_at <= at {
                     return Ok(Err(OAuthError::invalid_grant("the refresh token has expired")));
                 }
-                db::mark_refresh_used(&tx, &token_hash, at)?;
-                let Some(permissions) = user_access(&tx, &row.user_id, &row.organization_id, &row.client_id)?
+                db::mark_refresh_used(tx, &token_hash, at)?;
+                let Some(permissions) = user_access(tx, &row.user_id, &row.organization_id, &row.client_id)?
                 else {
-                    db::revoke_family(&tx, &row.family_id, at)?;
+                    db::revoke_family(tx, &row.family_id, at)?;
                     return Ok(Err(OAuthError::invalid_grant("the user can no longer use this organization")));
                 };
-                let next = new_refresh(&tx, &row.family_id, &row.client_id, &row.user_id, &row.organization_id, &row.audience, &row.scope, at, refresh_ttl)?;
+                let next = new_refresh(tx, &row.family_id, &row.client_id, &row.user_id, &row.organization_id, &row.audience, &row.scope, at, refresh_ttl)?;
                 Ok(Ok(UserGrant {
                     user_id: row.user_id,
                     organization_id: row.organization_id,
@@ -546,14 +540,24 @@ async fn refresh_token(
                     permissions,
                     refresh_token: Some(next),
                 }))
-            })();
-            let result = result?;
-            tx.commit()?;
-            Ok(result)
+            })
         })
         .await
         .map_err(|e| OAuthError::internal(&e))??;
     issue_user_token(state, outcome)
+}
+
+/// Runs `f` in one transaction, committed whenever `f` returns `Ok`, also when
+/// that holds a refusal: a replayed code or refresh token revokes its family, and
+/// the revocation must stay.
+fn committed<T>(
+    conn: &mut rusqlite::Connection,
+    f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    let tx = conn.transaction()?;
+    let result = f(&tx)?;
+    tx.commit()?;
+    Ok(result)
 }
 
 /// The user's permissions, if the user still exists, still belongs to the
