@@ -141,7 +141,7 @@ pub(crate) fn page_of<T: Record>(
 ) -> Result<Paged<T>, StoreError> {
     let mut stmt = conn.prepare(&format!(
         "SELECT {} FROM {}
-         WHERE organization_id = ?1 AND (?2 IS NULL OR seq > ?2) AND {narrow}
+         WHERE organization_id = ?1 AND (?2 IS NULL OR seq > ?2) AND ({narrow})
          ORDER BY seq LIMIT ?5",
         T::COLUMNS,
         T::TABLE
