@@ -80,34 +80,42 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // Listen for signals before saying we are ready: a supervisor may send
+    // SIGTERM as soon as it reads the line.
+    let shutdown = shutdown_signal();
     println!(
         "rxdesk-sandbox listening on {}",
         sandbox.url().as_str().trim_end_matches('/')
     );
-    shutdown_signal().await;
+    shutdown.await;
     tracing::info!("shutting down");
     sandbox.shutdown().await;
     ExitCode::SUCCESS
 }
 
-/// Resolves on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Listens for SIGTERM from the call on (Ctrl-C from the first poll); resolves on
+/// either.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    let term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    async move {
+        let ctrl_c = async {
+            let _ = tokio::signal::ctrl_c().await;
+        };
+        #[cfg(unix)]
+        let term = async {
+            match term {
+                Some(mut s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending::<()>().await,
             }
-            Err(_) => std::future::pending::<()>().await,
+        };
+        #[cfg(not(unix))]
+        let term = std::future::pending::<()>();
+        tokio::select! {
+            () = ctrl_c => {},
+            () = term => {},
         }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
     }
 }
