@@ -143,7 +143,9 @@ async fn drive(authorize_url: &str, plan: &Plan, log: &StepLog, profile: &Path) 
         "rxdesk-e2e-chromedriver-{}.log",
         std::process::id()
     ));
-    let (driver, line) = Guard::spawn_until_line(
+    // In this program's group: when the app's driver ends the app's group, it
+    // ends chromedriver and Chromium with it.
+    let (driver, line) = Guard::spawn_until_line_in_my_group(
         "chromedriver",
         Command::new(CHROMEDRIVER).arg("--port=0"),
         &driver_log,

@@ -13,7 +13,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use nix::sys::signal::{Signal, killpg};
+use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
 
 /// How long a group gets between SIGTERM and SIGKILL.
@@ -24,6 +24,8 @@ const GRACE: Duration = Duration::from_secs(3);
 pub struct Guard {
     name: String,
     child: Child,
+    /// Whether the child leads its own group (else only the child is signalled).
+    own_group: bool,
 }
 
 impl Guard {
@@ -32,7 +34,7 @@ impl Guard {
     pub fn spawn(name: &str, command: &mut Command, log: &Path) -> Result<Self> {
         let out = append(log)?;
         let err = out.try_clone()?;
-        Self::start(name, command.stdout(out).stderr(err))
+        Self::start(name, command.stdout(out).stderr(err), true)
     }
 
     /// Like [`Guard::spawn`] but stdout is piped: returns the guard, the first
@@ -45,8 +47,32 @@ impl Guard {
         timeout: Duration,
         ready: impl Fn(&str) -> bool + Send + 'static,
     ) -> Result<(Self, String)> {
+        Self::until_line(name, command, log, timeout, ready, true)
+    }
+
+    /// [`Guard::spawn_until_line`], but the child stays in the caller's
+    /// process group, so whoever ends that group ends it too (a helper of a
+    /// program that may be killed without the chance to clean up).
+    pub fn spawn_until_line_in_my_group(
+        name: &str,
+        command: &mut Command,
+        log: &Path,
+        timeout: Duration,
+        ready: impl Fn(&str) -> bool + Send + 'static,
+    ) -> Result<(Self, String)> {
+        Self::until_line(name, command, log, timeout, ready, false)
+    }
+
+    fn until_line(
+        name: &str,
+        command: &mut Command,
+        log: &Path,
+        timeout: Duration,
+        ready: impl Fn(&str) -> bool + Send + 'static,
+        own_group: bool,
+    ) -> Result<(Self, String)> {
         let err = append(log)?;
-        let mut guard = Self::start(name, command.stdout(Stdio::piped()).stderr(err))?;
+        let mut guard = Self::start(name, command.stdout(Stdio::piped()).stderr(err), own_group)?;
         let stdout = guard
             .child
             .stdout
@@ -96,20 +122,24 @@ impl Guard {
             Self {
                 name: name.to_owned(),
                 child,
+                own_group: true,
             },
             stdin,
         ))
     }
 
-    fn start(name: &str, command: &mut Command) -> Result<Self> {
+    fn start(name: &str, command: &mut Command, own_group: bool) -> Result<Self> {
+        command.stdin(Stdio::null());
+        if own_group {
+            command.process_group(0);
+        }
         let child = command
-            .stdin(Stdio::null())
-            .process_group(0)
             .spawn()
             .with_context(|| format!("cannot start {name} ({:?})", command.get_program()))?;
         Ok(Self {
             name: name.to_owned(),
             child,
+            own_group,
         })
     }
 
@@ -140,6 +170,20 @@ impl Drop for Guard {
             return;
         };
         let group = Pid::from_raw(pid);
+        if !self.own_group {
+            // Only the child: its group is the caller's own.
+            let _ = kill(group, Signal::SIGTERM);
+            let deadline = Instant::now() + GRACE;
+            while Instant::now() < deadline {
+                if matches!(self.child.try_wait(), Ok(Some(_))) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+            return;
+        }
         // The group may already be gone: nothing to do then.
         let _ = killpg(group, Signal::SIGTERM);
         let deadline = Instant::now() + GRACE;

@@ -32,7 +32,21 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match tokio::time::timeout(OVERALL, complete_sign_in(&url, &plan, &log)).await {
+    // SIGTERM (the app's group being ended) drops the sign-in, which stops
+    // chromedriver and removes the profile.
+    let Ok(mut term) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+    else {
+        log.line("failed: no SIGTERM handler");
+        return ExitCode::FAILURE;
+    };
+    let outcome = tokio::select! {
+        outcome = tokio::time::timeout(OVERALL, complete_sign_in(&url, &plan, &log)) => outcome,
+        _ = term.recv() => {
+            log.line("stopped by SIGTERM");
+            return ExitCode::FAILURE;
+        }
+    };
+    match outcome {
         Ok(Ok(_)) => ExitCode::SUCCESS,
         Ok(Err(e)) => {
             log.line(&format!("failed: {e:#}"));
