@@ -630,6 +630,62 @@ async fn oversized_body_is_an_rfc6749_shaped_413_and_the_server_stays_up() {
 }
 
 #[tokio::test]
+async fn oversized_chunked_body_is_an_rfc6749_shaped_413_and_the_server_stays_up() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let sandbox = start_demo().await;
+    let mut stream = tokio::net::TcpStream::connect(sandbox.addr())
+        .await
+        .unwrap();
+    let head = format!(
+        "POST /oauth/token HTTP/1.1\r\nHost: {}\r\n\
+         Content-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\
+         Connection: close\r\n\r\n",
+        sandbox.addr()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let chunk = format!("400\r\n{}\r\n", "x".repeat(1024));
+    for _ in 0..80 {
+        if stream.write_all(chunk.as_bytes()).await.is_err() {
+            break; // the server may answer and close before the whole body is sent
+        }
+    }
+    let _ = stream.write_all(b"0\r\n\r\n").await;
+
+    let mut response = Vec::new();
+    let _ = stream.read_to_end(&mut response).await;
+    let response = String::from_utf8_lossy(&response);
+
+    assert!(response.starts_with("HTTP/1.1 413"), "{response}");
+    let body: Value = serde_json::from_str(response.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+    assert_eq!(
+        body,
+        json!({ "error": "invalid_request", "error_description": "request body too large" })
+    );
+    assert_still_serving(&sandbox).await;
+}
+
+#[tokio::test]
+async fn oversized_revocation_body_is_an_rfc6749_shaped_413_and_the_server_stays_up() {
+    let sandbox = start_demo().await;
+    let huge = "x".repeat(200 * 1024);
+
+    let response = http()
+        .post(endpoint(&sandbox, "/oauth/revoke"))
+        .form(&[("token", huge.as_str())])
+        .send()
+        .await
+        .unwrap();
+
+    assert_eq!(response.status(), 413);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(
+        body,
+        json!({ "error": "invalid_request", "error_description": "request body too large" })
+    );
+    assert_still_serving(&sandbox).await;
+}
+
+#[tokio::test]
 async fn tokens_carry_the_configured_audience() {
     let audience = "https://api.rxdesk.example";
     let sandbox = start_with(Config {
