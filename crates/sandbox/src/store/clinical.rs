@@ -1,8 +1,8 @@
-//! Shared pieces of the clinical tables: ids, timestamps, JSON columns, pages,
+//! Shared pieces of the clinical tables: ids, timestamps, JSON columns, pages;
 //! reading one record of an organization by `id` or `externalId` ([`Record`],
-//! [`find`]; what makes creates idempotent, [`existing`]) or a page of them
-//! ([`page_of`]), and the read-only views
-//! of the auth tables (users, organizations) the API needs.
+//! [`find`], and [`existing`], which makes creates idempotent) or a page of them
+//! ([`page_of`]); and the read-only views of the auth tables (users,
+//! organizations) the API needs.
 //!
 //! Everything here runs inside a [`super::Db::call`] closure.
 
