@@ -94,6 +94,7 @@ const TEST_PACKAGES: &[&str] = &[
     "libsecret-tools",
     "chromium",
     "chromium-driver",
+    "x11-utils",
 ];
 
 fn installed(package: &str) -> bool {

@@ -28,6 +28,8 @@ export function fieldKey(field: string, aliases: Record<string, string> = {}): s
 
 export class FormStatus {
   fields = $state<Record<string, string>>({});
+  /** The network's last `Invalid` answer whole, for views with no field to put it beside. */
+  rejected = $state<{ code: string; message: string } | null>(null);
   refusal = $state<Refusal | null>(null);
   general = $state<string | null>(null);
   busy = $state(false);
@@ -37,6 +39,7 @@ export class FormStatus {
   clear(): void {
     this.fields = {};
     this.general = null;
+    this.rejected = null;
   }
 
   dismissRefusal(): void {
@@ -54,6 +57,7 @@ export class FormStatus {
         this.refusal = { code: e.code, message: e.message, requiredPermission: e.requiredPermission };
         break;
       case 'invalid':
+        this.rejected = { code: e.code, message: e.message };
         if (e.field) this.fields = { ...this.fields, [fieldKey(e.field, this.aliases)]: e.message };
         else this.general = e.message;
         break;

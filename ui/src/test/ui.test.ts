@@ -122,7 +122,8 @@ describe('the Send button', () => {
     const fake = install();
     app.session = MO_SESSION;
     fake.on('send_order', () => {
-      throw { kind: 'invalid', code: 'ORDER_HAS_UNSIGNED_PRESCRIPTIONS', message: 'every prescription must be signed first', field: null };
+      // As the sandbox answers: the error names the order's `fills`.
+      throw { kind: 'invalid', code: 'ORDER_HAS_UNSIGNED_PRESCRIPTIONS', message: 'every prescription must be signed first', field: 'fills' };
     });
     const root = render(OrderCard, { order: order(['DRAFT', 'DRAFT', 'ACTIVE']), onchanged: () => {} });
 
@@ -133,6 +134,7 @@ describe('the Send button', () => {
 
     expect(fake.callsOf('send_order')).toHaveLength(1);
     expect(root.textContent).toContain('every prescription must be signed first');
+    expect(root.textContent).toContain('ORDER_HAS_UNSIGNED_PRESCRIPTIONS');
   });
 
   it('names one unsigned prescription in the singular and nothing when all are signed', () => {
