@@ -360,7 +360,7 @@ impl Sandbox {
     ) -> Result<serde_json::Value> {
         let answer: serde_json::Value = self
             .http
-            .post(self.url.join("/graphql")?)
+            .post(self.url.join("/legacy/graphql")?)
             .bearer_auth(token)
             .json(&serde_json::json!({ "query": query, "variables": variables }))
             .send()

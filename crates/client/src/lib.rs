@@ -95,7 +95,7 @@ impl Client {
     pub fn api_with_token(&self, token: Secret) -> Api {
         Api::bearer(
             self.http.clone(),
-            self.environment.graphql_endpoint(),
+            self.environment.legacy_graphql_endpoint(),
             token,
         )
     }
@@ -103,7 +103,10 @@ impl Client {
     /// The API without any token: every call ends in [`ClientError::SignedOut`].
     /// Useful only to probe a network.
     pub fn anonymous_api(&self) -> Api {
-        Api::anonymous(self.http.clone(), self.environment.graphql_endpoint())
+        Api::anonymous(
+            self.http.clone(),
+            self.environment.legacy_graphql_endpoint(),
+        )
     }
 
     /// Machine tokens for a backend, cached and shared by every clone.
@@ -120,7 +123,7 @@ impl Client {
     pub fn machine_api_with(&self, tokens: MachineTokens) -> Api {
         Api::machine(
             self.http.clone(),
-            self.environment.graphql_endpoint(),
+            self.environment.legacy_graphql_endpoint(),
             tokens,
         )
     }

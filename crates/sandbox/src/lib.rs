@@ -1,24 +1,26 @@
 //! `rxdesk-sandbox`: a faithful local copy of the prescribing network.
 //!
-//! One origin serves both halves of the network described in
-//! `shared/service-contract.md`:
+//! One origin serves both halves of the prescribing network:
 //!
 //! - [`auth`]: the OAuth authorization server (discovery, JWKS, browser sign-in with
 //!   authorization code + PKCE, client credentials, refresh tokens, revocation);
-//! - [`api`]: the GraphQL API at `POST /graphql` (patients, prescriptions, orders,
-//!   permissions and refusals).
+//! - [`network`]: the real network's Network API at `POST /graphql` (`ping` and the
+//!   upserts `patient`, `prescription`, `order`; `docs/network-api.md`);
+//! - [`api`]: the legacy API at `POST /legacy/graphql`, until the client and the app
+//!   have moved to the Network API.
 //!
 //! State lives in SQLite ([`store`]), accounts come from a TOML [`fixture`], and the
-//! medication/pharmacy [`catalog`] is built in. [`Sandbox::start`] runs it all
+//! [`catalog`] (medications, allergens, screening rules, diagnoses, pharmacies) is
+//! built in, replaceable by the fixture. [`Sandbox::start`] runs it all
 //! in-process (tests, the desktop app); `main.rs` is the command-line wrapper.
-//! Nothing here is shared with the client crate except the exported
-//! `schema.graphql`.
+//! Nothing here is shared with the client crate except the exported schemas.
 
 pub mod api;
 pub mod auth;
 pub mod catalog;
 pub mod config;
 pub mod fixture;
+pub mod network;
 mod server;
 mod state;
 pub mod store;

@@ -63,6 +63,7 @@ impl Sandbox {
     /// and starts serving. Returns once the listener accepts connections.
     pub async fn start(config: Config) -> Result<Self, StartError> {
         let fixture = crate::fixture::load(&config.fixture)?;
+        let catalog = crate::catalog::Catalog::build(&fixture)?;
         let (db, keys) = match &config.storage {
             Storage::Data(dir) => {
                 std::fs::create_dir_all(dir).map_err(|source| StartError::DataDir {
@@ -74,7 +75,8 @@ impl Sandbox {
             Storage::InMemory => (Db::open_in_memory()?, SigningKeys::generate()?),
         };
         crate::fixture::apply(&db, &fixture).await?;
-        crate::catalog::seed(&db, &fixture).await?;
+        crate::catalog::legacy::seed(&db).await?;
+        crate::network::seed::patients(&db, &catalog, &fixture).await?;
 
         let listener =
             TcpListener::bind(config.listen)
@@ -95,6 +97,7 @@ impl Sandbox {
 
         let state = AppState {
             db,
+            catalog: Arc::new(catalog),
             keys: Arc::new(keys),
             config: Arc::new(config),
             issuer: issuer.into(),
@@ -148,6 +151,7 @@ fn router(state: AppState) -> Router {
     Router::new()
         .merge(crate::auth::router())
         .merge(crate::api::router())
+        .merge(crate::network::router())
         .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
         .layer(middleware::from_fn(body_too_large_in_shape))
         .with_state(state)
@@ -161,7 +165,7 @@ fn router(state: AppState) -> Router {
 /// HTML sign-in forms keep the plain-text answer.
 async fn body_too_large_in_shape(request: Request, next: Next) -> Response {
     let in_shape: Option<fn() -> Response> = match request.uri().path() {
-        "/graphql" => Some(crate::api::body_too_large),
+        "/graphql" | "/legacy/graphql" => Some(crate::api::body_too_large),
         "/oauth/token" | "/oauth/revoke" => Some(crate::auth::body_too_large),
         _ => None,
     };

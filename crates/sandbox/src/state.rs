@@ -11,6 +11,8 @@ use crate::store::Db;
 #[derive(Debug, Clone)]
 pub struct AppState {
     pub db: Db,
+    /// The Network API's catalog (read-only).
+    pub catalog: Arc<crate::catalog::Catalog>,
     pub keys: Arc<SigningKeys>,
     pub config: Arc<Config>,
     /// `http://127.0.0.1:PORT`: the `iss` of every token and the base of every

@@ -282,7 +282,7 @@ async fn a_chunked_body_over_64_kib_is_refused_with_a_graphql_shaped_413() {
         .await
         .unwrap();
     let head = format!(
-        "POST /graphql HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\n\
+        "POST /legacy/graphql HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\n\
          Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
         sandbox.addr(),
         tokens.machine

@@ -16,7 +16,7 @@ const HEADER: &str = "\
 ";
 
 fn schema_file() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schema.graphql")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("legacy-schema.graphql")
 }
 
 fn exported() -> String {
@@ -32,7 +32,7 @@ fn schema_file_is_the_servers_exported_schema() {
     let on_disk = std::fs::read_to_string(schema_file()).unwrap();
     assert!(
         on_disk == expected,
-        "crates/sandbox/schema.graphql differs from the server's schema; \
+        "crates/sandbox/legacy-schema.graphql differs from the server's schema; \
          regenerate it with `UPDATE_SCHEMA=1 cargo test -p rxdesk-sandbox --test api_schema`"
     );
 }

@@ -308,7 +308,7 @@ async fn exchange(
     );
     let api = Api::bearer(
         client.http().clone(),
-        environment.graphql_endpoint(),
+        environment.legacy_graphql_endpoint(),
         access,
     );
     let me = api.me().await?;

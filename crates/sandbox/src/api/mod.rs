@@ -57,7 +57,7 @@ pub fn sdl() -> String {
 
 /// Routes of the GraphQL API.
 pub(crate) fn router() -> Router<AppState> {
-    Router::new().route("/graphql", post(graphql))
+    Router::new().route("/legacy/graphql", post(graphql))
 }
 
 /// A whole-request failure in the GraphQL error shape (no `data`).
@@ -86,38 +86,53 @@ async fn graphql(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let claims = match authn::authenticate(&headers, &state) {
+    let (claims, request) = match read_request(&state, &headers, body) {
+        Ok(parts) => parts,
+        Err(response) => return *response,
+    };
+    let request = request.data(state.db.clone()).data(Caller { claims });
+    respond(SCHEMA.execute(request).await)
+}
+
+/// The front of every GraphQL endpoint: the bearer token verified, then the body
+/// read and parsed as one GraphQL request. `Err` is the whole-request failure.
+pub(crate) fn read_request(
+    state: &AppState,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(crate::auth::claims::AccessClaims, async_graphql::Request), Box<Response>> {
+    let claims = match authn::authenticate(headers, state) {
         Ok(claims) => claims,
         Err(failure) => {
             tracing::info!(refusal = failure.label(), "graphql request refused: token");
-            return failure.into_response();
+            return Err(Box::new(failure.into_response()));
         }
     };
     let body = match body {
         Ok(body) => body,
         Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-            return body_too_large();
+            return Err(Box::new(body_too_large()));
         }
         Err(rejection) => {
-            return request_error(
+            return Err(Box::new(request_error(
                 rejection.status(),
                 codes::BAD_REQUEST,
                 "The request body could not be read",
-            );
+            )));
         }
     };
-    let request: async_graphql::Request = match serde_json::from_slice(&body) {
-        Ok(request) if !is_blank(&request) => request,
-        _ => {
-            return request_error(
-                StatusCode::BAD_REQUEST,
-                codes::BAD_REQUEST,
-                "The body must be a JSON object with a `query` string (and optional `variables`, `operationName`)",
-            );
-        }
-    };
-    let request = request.data(state.db.clone()).data(Caller { claims });
-    let mut response = SCHEMA.execute(request).await;
+    match serde_json::from_slice::<async_graphql::Request>(&body) {
+        Ok(request) if !is_blank(&request) => Ok((claims, request)),
+        _ => Err(Box::new(request_error(
+            StatusCode::BAD_REQUEST,
+            codes::BAD_REQUEST,
+            "The body must be a JSON object with a `query` string (and optional `variables`, `operationName`)",
+        ))),
+    }
+}
+
+/// The back of every GraphQL endpoint: every error labelled with a code.
+pub(crate) fn respond(mut response: async_graphql::Response) -> Response {
     for error in &mut response.errors {
         label_error(error);
     }

@@ -1,133 +1,559 @@
-//! The catalog of medications and pharmacies the API offers: a built-in list of
-//! each ([`builtin_medications`], [`builtin_pharmacies`]), which a fixture may
-//! replace with its own `[[medications]]` / `[[pharmacies]]` entries in the shapes
-//! below. [`seed`] writes the lists in force into the database at start-up.
+//! The Network API's catalog: medications (with ingredients and classes),
+//! allergens, screening rules, ICD-10 diagnoses and pharmacies, plus the
+//! organizations' templates. Built in (`builtin.toml`); a fixture that lists one
+//! of the tables replaces that table. [`Catalog::build`] merges and validates them
+//! (every reference resolves, ids are unique) and keeps them in memory: the catalog
+//! is read-only while the sandbox runs. Name and code resolution lives in
+//! [`resolve`], pharmacy search in [`pharmacies`]. The legacy API's own catalog is
+//! in [`legacy`].
 
-mod medications;
-mod pharmacies;
+pub mod legacy;
+pub mod pharmacies;
+pub mod resolve;
+
+use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
 
-use crate::fixture::Fixture;
-use crate::store::{Db, StoreError};
+use crate::fixture::{Fixture, FixtureError, Rule};
+use crate::network::types::{FulfillmentType, ScreeningSeverity};
 
-/// A `[[medications]]` entry of a fixture (or of the built-in list).
+/// The built-in catalog (see `builtin.toml`).
+pub const BUILTIN_TOML: &str = include_str!("builtin.toml");
+/// How the built-in catalog is named in messages.
+pub const BUILTIN_FILE: &str = "<built-in catalog>";
+
+/// `[[medications]]`: a treatment that can be prescribed.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MedicationEntry {
     pub id: String,
-    /// Generic name, e.g. "Amoxicillin".
     pub name: String,
-    /// e.g. "500 mg".
-    pub strength: String,
-    /// e.g. "capsule".
-    pub form: String,
     #[serde(default)]
-    pub rxcui: Option<String>,
+    pub rx_norm_id: Option<String>,
+    #[serde(default)]
+    pub ndc: Option<String>,
+    #[serde(default)]
+    pub upc: Option<String>,
+    /// Lowercase generic names.
+    pub ingredients: Vec<String>,
+    /// Lowercase class names ("ace inhibitor", "penicillin class").
+    #[serde(default)]
+    pub classes: Vec<String>,
 }
 
-/// A `[[pharmacies]]` entry of a fixture (or of the built-in list).
+impl MedicationEntry {
+    /// The ingredients and classes screening compares (lowercase).
+    pub fn terms(&self) -> impl Iterator<Item = &str> {
+        self.ingredients
+            .iter()
+            .chain(&self.classes)
+            .map(String::as_str)
+    }
+}
+
+/// `[[allergens]]`: what an allergy entry resolves to, and what it covers.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AllergenEntry {
+    pub id: String,
+    pub name: String,
+    #[serde(default)]
+    pub rx_norm_id: Option<String>,
+    /// Ingredients or classes of medications.
+    pub covers: Vec<String>,
+    /// A medication that avoids the conflict, offered on an alert.
+    #[serde(default)]
+    pub alternative: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum RuleKind {
+    /// Two ingredients or classes.
+    Drug,
+    /// An ICD-10 prefix, then an ingredient or class.
+    Condition,
+}
+
+/// `[[screening_rules]]`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScreeningRuleEntry {
+    #[serde(rename = "type")]
+    pub kind: RuleKind,
+    pub between: Vec<String>,
+    pub severity: ScreeningSeverity,
+    pub description: String,
+    #[serde(default)]
+    pub alternative: Option<String>,
+}
+
+/// `[[diagnoses]]`: an ICD-10 code a name can resolve to.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiagnosisEntry {
+    pub icd10_code: String,
+    pub name: String,
+}
+
+impl DiagnosisEntry {
+    /// `dx_` + the code with its dot as an underscore: `dx_E11_9`.
+    pub fn id(&self) -> String {
+        diagnosis_id(&self.icd10_code)
+    }
+}
+
+/// The id of the diagnosis with ICD-10 `code`.
+pub fn diagnosis_id(code: &str) -> String {
+    format!("dx_{}", code.replace('.', "_"))
+}
+
+/// `[[pharmacies]]`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PharmacyEntry {
     pub id: String,
     pub name: String,
-    #[serde(default)]
-    pub phone: Option<String>,
     pub street1: String,
     #[serde(default)]
     pub street2: Option<String>,
     pub city: String,
     pub state: String,
     pub postal_code: String,
+    pub latitude: f64,
+    pub longitude: f64,
+    pub fulfillment_types: Vec<FulfillmentType>,
+    /// An order sent here for a patient without benefits gets an exception.
+    #[serde(default)]
+    pub needs_insurance_info: bool,
 }
 
-/// The built-in medication list (at least 40 common generics).
-pub fn builtin_medications() -> Vec<MedicationEntry> {
-    medications::MEDICATIONS
+/// `[[templates]]`: an organization's favourite, drafted from by `templateId`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TemplateEntry {
+    pub id: String,
+    pub organization: String,
+    pub name: String,
+    pub treatment: String,
+    pub instructions: String,
+    pub dispense: TemplateDispense,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TemplateDispense {
+    pub quantity: f64,
+    pub unit: String,
+    pub days_supply: i32,
+    #[serde(default)]
+    pub refills_allowed: i32,
+}
+
+/// `[[patients]]`: a patient seeded into an organization at start.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PatientSeed {
+    pub organization: String,
+    pub first: String,
+    pub last: String,
+    pub date_of_birth: String,
+    pub sex: String,
+    #[serde(default)]
+    pub phone: Option<String>,
+    #[serde(default)]
+    pub email: Option<String>,
+    #[serde(default)]
+    pub allergies: Vec<String>,
+    #[serde(default)]
+    pub medications: Vec<String>,
+    #[serde(default)]
+    pub diagnoses: Vec<String>,
+}
+
+/// The catalog tables of a file: the built-in one, or a fixture's.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CatalogTables {
+    #[serde(default)]
+    pub medications: Vec<MedicationEntry>,
+    #[serde(default)]
+    pub allergens: Vec<AllergenEntry>,
+    #[serde(default)]
+    pub screening_rules: Vec<ScreeningRuleEntry>,
+    #[serde(default)]
+    pub diagnoses: Vec<DiagnosisEntry>,
+    #[serde(default)]
+    pub pharmacies: Vec<PharmacyEntry>,
+}
+
+/// The catalog in force, indexed. Cheap to share behind an `Arc`.
+#[derive(Debug, Default)]
+pub struct Catalog {
+    pub medications: Vec<MedicationEntry>,
+    pub allergens: Vec<AllergenEntry>,
+    pub rules: Vec<ScreeningRuleEntry>,
+    pub diagnoses: Vec<DiagnosisEntry>,
+    pub pharmacies: Vec<PharmacyEntry>,
+    pub templates: Vec<TemplateEntry>,
+    medication_index: HashMap<String, usize>,
+    allergen_index: HashMap<String, usize>,
+    pharmacy_index: HashMap<String, usize>,
+}
+
+impl Catalog {
+    /// The built-in tables with the fixture's in place of those it lists, and the
+    /// fixture's templates; every reference checked.
+    pub fn build(fixture: &Fixture) -> Result<Self, FixtureError> {
+        let builtin: CatalogTables = toml::from_str(BUILTIN_TOML).map_err(|e| FixtureError {
+            file: BUILTIN_FILE.to_owned(),
+            entry: "the file".to_owned(),
+            rule: Rule::Syntax(e.message().to_owned()),
+        })?;
+        let own = fixture;
+        let pick = |own_is_empty: bool| {
+            if own_is_empty {
+                BUILTIN_FILE.to_owned()
+            } else {
+                fixture.file.clone()
+            }
+        };
+        let files = Files {
+            medications: pick(own.medications.is_empty()),
+            allergens: pick(own.allergens.is_empty()),
+            rules: pick(own.screening_rules.is_empty()),
+            diagnoses: pick(own.diagnoses.is_empty()),
+            pharmacies: pick(own.pharmacies.is_empty()),
+            fixture: fixture.file.clone(),
+        };
+        fn choose<T: Clone>(own: &[T], builtin: Vec<T>) -> Vec<T> {
+            if own.is_empty() {
+                builtin
+            } else {
+                own.to_vec()
+            }
+        }
+        let mut catalog = Self {
+            medications: choose(&own.medications, builtin.medications),
+            allergens: choose(&own.allergens, builtin.allergens),
+            rules: choose(&own.screening_rules, builtin.screening_rules),
+            diagnoses: choose(&own.diagnoses, builtin.diagnoses),
+            pharmacies: choose(&own.pharmacies, builtin.pharmacies),
+            templates: fixture.templates.clone(),
+            ..Self::default()
+        };
+        catalog.medication_index = index(&catalog.medications, |m| &m.id);
+        catalog.allergen_index = index(&catalog.allergens, |a| &a.id);
+        catalog.pharmacy_index = index(&catalog.pharmacies, |p| &p.id);
+        catalog.validate(fixture, &files)?;
+        Ok(catalog)
+    }
+
+    pub fn medication(&self, id: &str) -> Option<&MedicationEntry> {
+        self.medication_index.get(id).map(|&i| &self.medications[i])
+    }
+
+    pub fn allergen(&self, id: &str) -> Option<&AllergenEntry> {
+        self.allergen_index.get(id).map(|&i| &self.allergens[i])
+    }
+
+    pub fn pharmacy(&self, id: &str) -> Option<&PharmacyEntry> {
+        self.pharmacy_index.get(id).map(|&i| &self.pharmacies[i])
+    }
+
+    pub fn diagnosis_by_code(&self, code: &str) -> Option<&DiagnosisEntry> {
+        self.diagnoses
+            .iter()
+            .find(|d| d.icd10_code.eq_ignore_ascii_case(code))
+    }
+
+    pub fn diagnosis(&self, id: &str) -> Option<&DiagnosisEntry> {
+        self.diagnoses.iter().find(|d| d.id() == id)
+    }
+
+    /// The organization's template `id`.
+    pub fn template(&self, organization: &str, id: &str) -> Option<&TemplateEntry> {
+        self.templates
+            .iter()
+            .find(|t| t.id == id && t.organization == organization)
+    }
+
+    fn validate(&self, fixture: &Fixture, files: &Files) -> Result<(), FixtureError> {
+        let fail = |file: &str, entry: String, rule: Rule| FixtureError {
+            file: file.to_owned(),
+            entry,
+            rule,
+        };
+        let mut terms: HashSet<&str> = HashSet::new();
+        let mut ids = HashSet::new();
+        for (i, m) in self.medications.iter().enumerate() {
+            let entry = format!("[[medications]] #{} ({})", i + 1, m.id);
+            if m.id.trim().is_empty() || m.name.trim().is_empty() {
+                return Err(fail(&files.medications, entry, Rule::EmptyField("id/name")));
+            }
+            if m.ingredients.is_empty() {
+                return Err(fail(
+                    &files.medications,
+                    entry,
+                    Rule::EmptyField("ingredients"),
+                ));
+            }
+            if !ids.insert(m.id.as_str()) {
+                return Err(fail(
+                    &files.medications,
+                    entry,
+                    Rule::DuplicateId(m.id.clone()),
+                ));
+            }
+            terms.extend(m.terms());
+        }
+        let known_medication = |id: &Option<String>| match id {
+            Some(id) if self.medication(id).is_none() => Err(Rule::UnknownReference {
+                what: "medication",
+                reference: id.clone(),
+            }),
+            _ => Ok(()),
+        };
+        let known_term = |term: &str| {
+            if terms.contains(term) {
+                Ok(())
+            } else {
+                Err(Rule::UnknownReference {
+                    what: "ingredient or class of any medication",
+                    reference: term.to_owned(),
+                })
+            }
+        };
+        let mut ids = HashSet::new();
+        for (i, a) in self.allergens.iter().enumerate() {
+            let entry = format!("[[allergens]] #{} ({})", i + 1, a.id);
+            let mut check = || -> Result<(), Rule> {
+                if !ids.insert(a.id.as_str()) {
+                    return Err(Rule::DuplicateId(a.id.clone()));
+                }
+                if a.covers.is_empty() {
+                    return Err(Rule::EmptyField("covers"));
+                }
+                a.covers.iter().try_for_each(|t| known_term(t))?;
+                known_medication(&a.alternative)
+            };
+            check().map_err(|r| fail(&files.allergens, entry, r))?;
+        }
+        let mut codes = HashSet::new();
+        for (i, d) in self.diagnoses.iter().enumerate() {
+            let entry = format!("[[diagnoses]] #{} ({})", i + 1, d.icd10_code);
+            if !is_icd10(&d.icd10_code) {
+                return Err(fail(
+                    &files.diagnoses,
+                    entry,
+                    Rule::InvalidValue(format!("`{}` is not an ICD-10 code", d.icd10_code)),
+                ));
+            }
+            if !codes.insert(d.icd10_code.to_ascii_uppercase()) {
+                return Err(fail(
+                    &files.diagnoses,
+                    entry,
+                    Rule::DuplicateId(d.icd10_code.clone()),
+                ));
+            }
+        }
+        for (i, r) in self.rules.iter().enumerate() {
+            let entry = format!("[[screening_rules]] #{}", i + 1);
+            let check = || -> Result<(), Rule> {
+                let [first, second] = r.between.as_slice() else {
+                    return Err(Rule::InvalidValue(
+                        "`between` names exactly two things".into(),
+                    ));
+                };
+                match r.kind {
+                    RuleKind::Drug => known_term(first)?,
+                    RuleKind::Condition => {
+                        if !self
+                            .diagnoses
+                            .iter()
+                            .any(|d| d.icd10_code.starts_with(first.as_str()))
+                        {
+                            return Err(Rule::UnknownReference {
+                                what: "ICD-10 prefix of any diagnosis",
+                                reference: first.clone(),
+                            });
+                        }
+                    }
+                }
+                known_term(second)?;
+                if r.description.trim().is_empty() {
+                    return Err(Rule::EmptyField("description"));
+                }
+                known_medication(&r.alternative)
+            };
+            check().map_err(|rule| fail(&files.rules, entry, rule))?;
+        }
+        let mut ids = HashSet::new();
+        for (i, p) in self.pharmacies.iter().enumerate() {
+            let entry = format!("[[pharmacies]] #{} ({})", i + 1, p.id);
+            let mut check = || -> Result<(), Rule> {
+                if !ids.insert(p.id.as_str()) {
+                    return Err(Rule::DuplicateId(p.id.clone()));
+                }
+                if p.fulfillment_types.is_empty() {
+                    return Err(Rule::EmptyField("fulfillment_types"));
+                }
+                if !(-90.0..=90.0).contains(&p.latitude) || !(-180.0..=180.0).contains(&p.longitude)
+                {
+                    return Err(Rule::InvalidValue("latitude/longitude out of range".into()));
+                }
+                Ok(())
+            };
+            check().map_err(|r| fail(&files.pharmacies, entry, r))?;
+        }
+        let orgs: HashSet<&str> = fixture
+            .organizations
+            .iter()
+            .map(|o| o.id.as_str())
+            .collect();
+        let known_org = |org: &str| {
+            if orgs.contains(org) {
+                Ok(())
+            } else {
+                Err(Rule::UnknownOrganization(org.to_owned()))
+            }
+        };
+        let mut ids = HashSet::new();
+        for (i, t) in self.templates.iter().enumerate() {
+            let entry = format!("[[templates]] #{} ({})", i + 1, t.id);
+            let mut check = || -> Result<(), Rule> {
+                if !ids.insert(t.id.as_str()) {
+                    return Err(Rule::DuplicateId(t.id.clone()));
+                }
+                known_org(&t.organization)?;
+                known_medication(&Some(t.treatment.clone()))?;
+                if t.dispense.quantity <= 0.0 || !(1..=365).contains(&t.dispense.days_supply) {
+                    return Err(Rule::InvalidValue(
+                        "dispense needs a quantity above 0 and 1–365 days of supply".into(),
+                    ));
+                }
+                Ok(())
+            };
+            check().map_err(|r| fail(&files.fixture, entry, r))?;
+        }
+        for (i, p) in fixture.patients.iter().enumerate() {
+            let entry = format!("[[patients]] #{} ({} {})", i + 1, p.first, p.last);
+            let check = || -> Result<(), Rule> {
+                known_org(&p.organization)?;
+                if p.first.trim().is_empty() || p.last.trim().is_empty() {
+                    return Err(Rule::EmptyField("first/last"));
+                }
+                if crate::network::types::Date::parse(&p.date_of_birth).is_none() {
+                    return Err(Rule::InvalidValue(format!(
+                        "date_of_birth `{}` is not YYYY-MM-DD",
+                        p.date_of_birth
+                    )));
+                }
+                if !matches!(p.sex.as_str(), "MALE" | "FEMALE" | "UNKNOWN") {
+                    return Err(Rule::InvalidValue(format!(
+                        "sex `{}` is not MALE, FEMALE or UNKNOWN",
+                        p.sex
+                    )));
+                }
+                if let Some(phone) = &p.phone
+                    && !crate::network::validate::is_phone(phone)
+                {
+                    return Err(Rule::InvalidValue(format!("phone `{phone}` is not E.164")));
+                }
+                for a in &p.allergies {
+                    if self.allergen(a).is_none() {
+                        return Err(Rule::UnknownReference {
+                            what: "allergen",
+                            reference: a.clone(),
+                        });
+                    }
+                }
+                for m in &p.medications {
+                    known_medication(&Some(m.clone()))?;
+                }
+                for d in &p.diagnoses {
+                    if self.diagnosis_by_code(d).is_none() {
+                        return Err(Rule::UnknownReference {
+                            what: "diagnosis",
+                            reference: d.clone(),
+                        });
+                    }
+                }
+                Ok(())
+            };
+            check().map_err(|r| fail(&files.fixture, entry, r))?;
+        }
+        Ok(())
+    }
+}
+
+/// Which file each table came from, for messages.
+struct Files {
+    medications: String,
+    allergens: String,
+    rules: String,
+    diagnoses: String,
+    pharmacies: String,
+    fixture: String,
+}
+
+fn index<T>(items: &[T], id: impl Fn(&T) -> &String) -> HashMap<String, usize> {
+    items
         .iter()
-        .map(|&(id, name, strength, form, rxcui)| MedicationEntry {
-            id: id.to_owned(),
-            name: name.to_owned(),
-            strength: strength.to_owned(),
-            form: form.to_owned(),
-            rxcui: rxcui.map(str::to_owned),
-        })
+        .enumerate()
+        .map(|(i, item)| (id(item).clone(), i))
         .collect()
 }
 
-/// The built-in pharmacy list (at least 10 fictional pharmacies).
-pub fn builtin_pharmacies() -> Vec<PharmacyEntry> {
-    pharmacies::PHARMACIES
-        .iter()
-        .map(
-            |&(id, name, phone, street1, street2, city, state, postal_code)| PharmacyEntry {
-                id: id.to_owned(),
-                name: name.to_owned(),
-                phone: phone.map(str::to_owned),
-                street1: street1.to_owned(),
-                street2: street2.map(str::to_owned),
-                city: city.to_owned(),
-                state: state.to_owned(),
-                postal_code: postal_code.to_owned(),
-            },
-        )
-        .collect()
-}
-
-/// Writes the catalog in force into the database, replacing what a previous
-/// start left: the fixture's lists where it has them, the built-in ones otherwise.
-pub async fn seed(db: &Db, fixture: &Fixture) -> Result<(), StoreError> {
-    let medications = fixture_medications(fixture).unwrap_or_else(builtin_medications);
-    let pharmacies = fixture_pharmacies(fixture).unwrap_or_else(builtin_pharmacies);
-    db.call(move |conn| crate::store::catalog::replace(conn, &medications, &pharmacies))
-        .await
-}
-
-/// The fixture's own medications, when it lists any.
-fn fixture_medications(fixture: &Fixture) -> Option<Vec<MedicationEntry>> {
-    (!fixture.medications.is_empty()).then(|| fixture.medications.clone())
-}
-
-/// The fixture's own pharmacies, when it lists any.
-fn fixture_pharmacies(fixture: &Fixture) -> Option<Vec<PharmacyEntry>> {
-    (!fixture.pharmacies.is_empty()).then(|| fixture.pharmacies.clone())
+/// `A00`–`Z99`, optionally a dot and up to four more characters.
+fn is_icd10(code: &str) -> bool {
+    let bytes = code.as_bytes();
+    bytes.len() >= 3
+        && bytes[0].is_ascii_uppercase()
+        && bytes[1].is_ascii_digit()
+        && bytes[2].is_ascii_alphanumeric()
+        && match code.get(3..) {
+            None | Some("") => true,
+            Some(rest) => {
+                rest.starts_with('.')
+                    && (2..=5).contains(&rest.len())
+                    && rest[1..].bytes().all(|b| b.is_ascii_alphanumeric())
+            }
+        }
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
-    use std::collections::HashSet;
-
     use super::*;
 
     #[test]
-    fn builtin_lists_are_large_enough_and_ids_unique() {
-        let meds = builtin_medications();
-        let pharmacies = builtin_pharmacies();
-        assert!(meds.len() >= 40);
-        assert!(pharmacies.len() >= 10);
-        assert_eq!(
-            meds.iter().map(|m| &m.id).collect::<HashSet<_>>().len(),
-            meds.len()
-        );
-        assert_eq!(
-            pharmacies
-                .iter()
-                .map(|p| &p.id)
-                .collect::<HashSet<_>>()
-                .len(),
-            pharmacies.len()
-        );
+    fn icd10_codes_are_recognised() {
+        for good in ["E11.9", "I10", "N18.30", "J45.909", "Z33.1"] {
+            assert!(is_icd10(good), "{good}");
+        }
+        for bad in ["E1", "11.9", "e11.9", "E11.", "E11.12345"] {
+            assert!(!is_icd10(bad), "{bad}");
+        }
     }
 
     #[test]
-    fn builtin_pharmacies_have_us_states_and_zip_codes() {
-        for p in builtin_pharmacies() {
-            assert!(crate::api::validate::is_us_state(&p.state), "{}", p.id);
-            assert!(
-                crate::api::validate::is_postal_code(&p.postal_code),
-                "{}",
-                p.id
+    fn the_builtin_catalog_is_valid_and_large_enough() {
+        let fixture = crate::fixture::load(&crate::config::FixtureSource::Demo).unwrap();
+        let catalog = Catalog::build(&fixture).unwrap();
+        assert!(catalog.medications.len() >= 60);
+        assert!(catalog.allergens.len() >= 8);
+        assert!(catalog.rules.len() >= 12);
+        assert!(catalog.pharmacies.len() >= 10);
+        for org in ["org_maple", "org_birch"] {
+            assert_eq!(
+                catalog
+                    .templates
+                    .iter()
+                    .filter(|t| t.organization == org)
+                    .count(),
+                2
             );
         }
     }

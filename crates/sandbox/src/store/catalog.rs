@@ -5,7 +5,7 @@ use rusqlite::{Connection, OptionalExtension as _, Row, TransactionBehavior, par
 use serde::{Deserialize, Serialize};
 
 use super::StoreError;
-use crate::catalog::{MedicationEntry, PharmacyEntry};
+use crate::catalog::legacy::{MedicationEntry, PharmacyEntry};
 
 /// A catalog medication, also the snapshot kept in a prescription (`treatment`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

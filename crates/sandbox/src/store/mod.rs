@@ -14,6 +14,7 @@ pub mod clinical;
 pub mod orders;
 pub mod patients;
 pub mod prescriptions;
+pub mod records;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -26,6 +27,7 @@ fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(include_str!("../../migrations/0001_auth.sql")),
         M::up(include_str!("../../migrations/0002_clinical.sql")),
+        M::up(include_str!("../../migrations/0003_network.sql")),
     ])
 }
 
@@ -39,6 +41,9 @@ pub enum StoreError {
     Migration(#[from] rusqlite_migration::Error),
     #[error("database worker stopped unexpectedly")]
     Worker,
+    /// A stored document that does not read back (never caused by a client).
+    #[error("stored document unreadable: {0}")]
+    Document(String),
 }
 
 /// A handle on the sandbox's database, cheap to clone.

@@ -119,7 +119,7 @@ pub async fn post_raw(
     body: reqwest::Body,
 ) -> Reply {
     let mut request = support::http()
-        .post(support::endpoint(sandbox, "/graphql"))
+        .post(support::endpoint(sandbox, "/legacy/graphql"))
         .header("content-type", "application/json")
         .body(body);
     if let Some(value) = authorization {

@@ -1,0 +1,104 @@
+//! The Network API's permission model, in one place: which permission each call
+//! shape needs, decided from the input's shape alone — before anything is looked
+//! up, so a refusal never reveals whether a record exists — and the refusal it
+//! gets without it. The same input and token always get the same answer.
+
+use super::types::{OrderInput, OrderState, PatientInput, PrescriptionInput, UnauthorizedError};
+use crate::api::errors::{Caller, Permission};
+
+/// A refusal: the code and what the caller tried to do.
+struct Need {
+    permission: Permission,
+    code: &'static str,
+    action: &'static str,
+}
+
+impl Need {
+    const fn new(permission: Permission, code: &'static str, action: &'static str) -> Self {
+        Self {
+            permission,
+            code,
+            action,
+        }
+    }
+}
+
+fn first_missing(caller: &Caller, needs: &[Need]) -> Option<UnauthorizedError> {
+    needs
+        .iter()
+        .find(|n| !caller.has(n.permission))
+        .map(|n| UnauthorizedError {
+            code: n.code.to_owned(),
+            message: format!(
+                "The caller is not authorized to {}: the token lacks {}",
+                n.action,
+                n.permission.as_str()
+            ),
+            required_permission: Some(n.permission.as_str().to_owned()),
+        })
+}
+
+const READ_PATIENT: Need = Need::new(
+    Permission::ReadPatient,
+    "PATIENT_READ_UNAUTHORIZED",
+    "read patients",
+);
+const WRITE_PATIENT: Need = Need::new(
+    Permission::WritePatient,
+    "PATIENT_WRITE_UNAUTHORIZED",
+    "add or change patients",
+);
+const READ_PRESCRIPTION: Need = Need::new(
+    Permission::ReadPrescription,
+    "PRESCRIPTION_READ_UNAUTHORIZED",
+    "read, look up or draft prescriptions",
+);
+const SIGN: Need = Need::new(
+    Permission::WritePrescription,
+    "PRESCRIPTION_SIGNING_UNAUTHORIZED",
+    "sign prescriptions (machine tokens never sign; a prescriber signs with a user token)",
+);
+const READ_ORDER: Need = Need::new(
+    Permission::ReadOrder,
+    "ORDER_READ_UNAUTHORIZED",
+    "read or draft orders",
+);
+const SEND: Need = Need::new(
+    Permission::WriteOrder,
+    "ORDER_SENDING_UNAUTHORIZED",
+    "send orders",
+);
+const CANCEL: Need = Need::new(
+    Permission::WriteOrder,
+    "ORDER_CANCELING_UNAUTHORIZED",
+    "cancel orders",
+);
+
+/// A Get `{ id }` needs `read:patient`; anything else may add or change a patient.
+pub fn patient(caller: &Caller, input: &PatientInput) -> Option<UnauthorizedError> {
+    let get = input.demographic.is_none() && input.clinical.is_none() && input.id.is_some();
+    if get {
+        first_missing(caller, &[READ_PATIENT])
+    } else {
+        first_missing(caller, &[READ_PATIENT, WRITE_PATIENT])
+    }
+}
+
+/// Signing needs `write:prescription` and is checked first; everything else
+/// (Get, look-up, drafting) is covered by `read:prescription`.
+pub fn prescription(caller: &Caller, input: &PrescriptionInput) -> Option<UnauthorizedError> {
+    if input.signing.is_some() {
+        first_missing(caller, &[SIGN])
+    } else {
+        first_missing(caller, &[READ_PRESCRIPTION])
+    }
+}
+
+/// Sending and canceling need `write:order`; reading and drafting `read:order`.
+pub fn order(caller: &Caller, input: &OrderInput) -> Option<UnauthorizedError> {
+    match input.state {
+        Some(OrderState::Submitted) => first_missing(caller, &[READ_ORDER, SEND]),
+        Some(OrderState::Canceled) => first_missing(caller, &[READ_ORDER, CANCEL]),
+        Some(OrderState::Draft) | None => first_missing(caller, &[READ_ORDER]),
+    }
+}

@@ -1,0 +1,815 @@
+//! The `prescription` upsert: Get, drug look-up, drafting (from a treatment or a
+//! template, continuing a draft in progress), Update and Sign by content hash.
+//! Every answer is screened against the patient's record as it is now.
+
+use super::Call;
+use super::changes::{Changes, entity_option};
+use super::clinical::{self, At, ListKind};
+use super::present;
+use super::types::{
+    AmbiguousPrescriptionMatch, Change, ChangeCategory, ChangeOperation, ChangeSeverity,
+    ChangeStatus, DispenseInput, DraftStatus, EntityMatchType, PrescriptionCandidate,
+    PrescriptionInput, PrescriptionPayload, PrescriptionResult, Treatment, TreatmentReferenceInput,
+};
+use crate::catalog::resolve::{self, Found};
+use crate::catalog::{MedicationEntry, TemplateEntry};
+use crate::store::StoreError;
+use crate::store::records::{self, PatientDoc, PrescriptionDoc, new_id, now};
+
+struct Answer<'a> {
+    doc: Option<&'a PrescriptionDoc>,
+    patient: Option<&'a PatientDoc>,
+    invalidated: bool,
+}
+
+fn payload(call: &Call<'_>, answer: Answer<'_>, changes: Changes) -> PrescriptionResult {
+    PrescriptionResult::PrescriptionPayload(Box::new(PrescriptionPayload {
+        prescription: answer
+            .doc
+            .map(|d| present::prescription(call.catalog, d, answer.patient, answer.invalidated)),
+        applied_changes: changes.applied,
+        unapplied_changes: changes.unapplied,
+    }))
+}
+
+fn only(changes: Change) -> Changes {
+    let mut all = Changes::default();
+    all.push(changes);
+    all
+}
+
+fn unknown_id(id: &str) -> Change {
+    Change::rejected(
+        "id",
+        "Prescription",
+        ChangeCategory::InvalidInput,
+        format!("No prescription with id `{id}` in your organization"),
+    )
+}
+
+pub fn run(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResult, StoreError> {
+    if input.signing.is_some() {
+        return sign(call, input);
+    }
+    if let Some(id) = input.id.clone() {
+        return by_id(call, id.as_str(), input);
+    }
+    if let Some(external_id) = input.external_id.as_deref()
+        && let Some(existing) =
+            records::prescription_by_external_id(call.conn, call.org, external_id)?
+    {
+        let patient = records::patient(call.conn, call.org, &existing.patient_id)?;
+        let answer = Answer {
+            doc: Some(&existing),
+            patient: patient.as_ref(),
+            invalidated: false,
+        };
+        return Ok(payload(call, answer, Changes::default()));
+    }
+    match (&input.patient, &input.treatment) {
+        (None, Some(treatment)) if input.template_id.is_none() => Ok(look_up(call, treatment)),
+        (None, _) => Ok(payload(
+            call,
+            Answer {
+                doc: None,
+                patient: None,
+                invalidated: false,
+            },
+            only(Change::rejected(
+                "patient",
+                "Patient",
+                ChangeCategory::MissingInput,
+                "A draft needs the patient's id (a treatment alone is a look-up)",
+            )),
+        )),
+        (Some(_), _) => draft(call, input),
+    }
+}
+
+/// Exactly one identifier of the treatment, resolved against the catalog.
+fn resolve_treatment<'c>(
+    call: &Call<'c>,
+    reference: &TreatmentReferenceInput,
+) -> Result<(&'c MedicationEntry, EntityMatchType), Box<Change>> {
+    let catalog = call.catalog;
+    let given = [
+        reference.id.is_some(),
+        reference.rx_norm_id.is_some(),
+        reference.name.is_some(),
+        reference.ndc.is_some(),
+        reference.upc.is_some(),
+    ];
+    if given.iter().filter(|g| **g).count() != 1 {
+        return Err(Box::new(Change::rejected(
+            "treatment",
+            "Treatment",
+            ChangeCategory::InvalidInput,
+            "Name the treatment by exactly one of id, rxNormId, name, ndc or upc",
+        )));
+    }
+    let found = if let Some(id) = &reference.id {
+        catalog.medication(id.as_str()).map_or(Found::Nothing, |m| {
+            Found::One(m, EntityMatchType::ExactNameMatch)
+        })
+    } else if let Some(code) = &reference.rx_norm_id {
+        resolve::by_code(
+            &catalog.medications,
+            code,
+            |m| m.rx_norm_id.as_deref(),
+            EntityMatchType::RxnormCodeMatch,
+        )
+    } else if let Some(code) = &reference.ndc {
+        resolve::by_code(
+            &catalog.medications,
+            code,
+            |m| m.ndc.as_deref(),
+            EntityMatchType::ExactNameMatch,
+        )
+    } else if let Some(code) = &reference.upc {
+        resolve::by_code(
+            &catalog.medications,
+            code,
+            |m| m.upc.as_deref(),
+            EntityMatchType::ExactNameMatch,
+        )
+    } else {
+        resolve::by_name(
+            &catalog.medications,
+            reference.name.as_deref().unwrap_or_default(),
+            |m| &m.name,
+        )
+    };
+    let input = input_text(reference);
+    match found {
+        Found::One(m, how) => Ok((m, how)),
+        Found::Several(items) => {
+            let n = items.len();
+            Err(Box::new(Change::ambiguous(
+                "treatment",
+                "Treatment",
+                Some(&input),
+                format!(
+                    "\"{input}\" matches {n} treatments: send again with one of the options' treatment.id, or a more specific reference"
+                ),
+                items
+                    .into_iter()
+                    .map(|(m, how)| {
+                        entity_option("prescription", "treatment.id", &m.id, &m.name, how)
+                    })
+                    .collect(),
+            )))
+        }
+        Found::Nothing => Err(Box::new(Change::rejected(
+            "treatment",
+            "Treatment",
+            ChangeCategory::InvalidInput,
+            format!("No treatment in the catalog fits \"{input}\""),
+        ))),
+    }
+}
+
+fn input_text(reference: &TreatmentReferenceInput) -> String {
+    [
+        reference.name.as_deref(),
+        reference.rx_norm_id.as_deref(),
+        reference.id.as_ref().map(|i| i.as_str()),
+        reference.ndc.as_deref(),
+        reference.upc.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
+    .next()
+    .unwrap_or_default()
+    .to_owned()
+}
+
+fn treatment_of(m: &MedicationEntry) -> Treatment {
+    Treatment {
+        id: m.id.clone().into(),
+        name: m.name.clone(),
+        rx_norm_id: m.rx_norm_id.clone(),
+        ndc: m.ndc.clone(),
+        upc: m.upc.clone(),
+    }
+}
+
+/// A look-up: every fitting drug as an option; nothing is created.
+fn look_up(call: &Call<'_>, reference: &TreatmentReferenceInput) -> PrescriptionResult {
+    let input = input_text(reference);
+    let items: Vec<(&MedicationEntry, EntityMatchType)> = match &reference.name {
+        Some(name)
+            if reference.id.is_none()
+                && reference.rx_norm_id.is_none()
+                && reference.ndc.is_none()
+                && reference.upc.is_none() =>
+        {
+            resolve::matches_by_name(&call.catalog.medications, name, |m| &m.name)
+        }
+        _ => match resolve_treatment(call, reference) {
+            Ok(one) => vec![one],
+            Err(change) if change.status == ChangeStatus::Ambiguous => {
+                let mut change = *change;
+                change.severity = ChangeSeverity::Info;
+                return payload(
+                    call,
+                    Answer {
+                        doc: None,
+                        patient: None,
+                        invalidated: false,
+                    },
+                    only(change),
+                );
+            }
+            Err(change) => {
+                return payload(
+                    call,
+                    Answer {
+                        doc: None,
+                        patient: None,
+                        invalidated: false,
+                    },
+                    only(*change),
+                );
+            }
+        },
+    };
+    let change = if items.is_empty() {
+        Change::rejected(
+            "treatment",
+            "Treatment",
+            ChangeCategory::InvalidInput,
+            format!("No treatment in the catalog fits \"{input}\""),
+        )
+    } else {
+        let n = items.len();
+        let mut change = Change::ambiguous(
+            "treatment",
+            "Treatment",
+            Some(&input),
+            format!(
+                "{n} treatment(s) fit \"{input}\": draft with one of the options' treatment.id. Nothing was created"
+            ),
+            items
+                .into_iter()
+                .map(|(m, how)| entity_option("prescription", "treatment.id", &m.id, &m.name, how))
+                .collect(),
+        );
+        change.severity = ChangeSeverity::Info;
+        change
+    };
+    payload(
+        call,
+        Answer {
+            doc: None,
+            patient: None,
+            invalidated: false,
+        },
+        only(change),
+    )
+}
+
+/// Applies the sig, dispense, diagnoses and notes of `input` to `doc`.
+fn apply_fields(
+    call: &Call<'_>,
+    doc: &mut PrescriptionDoc,
+    input: &PrescriptionInput,
+    changes: &mut Changes,
+) {
+    if let Some(instructions) = &input.instructions {
+        let value = instructions.trim();
+        if value.is_empty() {
+            changes.push(Change::rejected(
+                "instructions",
+                "Instructions",
+                ChangeCategory::InvalidInput,
+                "The sig cannot be blank",
+            ));
+        } else if doc.instructions.as_deref() != Some(value) {
+            changes.push(Change::field(
+                "instructions",
+                "Instructions",
+                doc.instructions.as_deref(),
+                Some(value),
+            ));
+            doc.instructions = Some(value.to_owned());
+        }
+    }
+    if let Some(dispense) = &input.dispense {
+        apply_dispense(doc, dispense, changes);
+    }
+    if let Some(clinical) = &input.clinical {
+        if let Some(patch) = clinical.diagnoses.clone() {
+            let at = At {
+                key: "clinical.diagnoses",
+                operation: "prescription",
+            };
+            clinical::apply(
+                call.catalog,
+                ListKind::Diagnoses,
+                at,
+                &mut doc.diagnoses,
+                patch.into(),
+                changes,
+            );
+        }
+        if let Some(notes) = &clinical.notes {
+            let value = Some(notes.trim().to_owned()).filter(|n| !n.is_empty());
+            if doc.notes != value {
+                changes.push(Change::field(
+                    "clinical.notes",
+                    "Notes",
+                    doc.notes.as_deref(),
+                    value.as_deref(),
+                ));
+                doc.notes = value;
+            }
+        }
+    }
+}
+
+fn apply_dispense(doc: &mut PrescriptionDoc, input: &DispenseInput, changes: &mut Changes) {
+    let d = &mut doc.dispense;
+    let bad = |key: &str, reason: &str| {
+        Change::rejected(key, "Dispense", ChangeCategory::InvalidInput, reason)
+    };
+    if let Some(q) = input.quantity {
+        if q.is_finite() && q > 0.0 && q <= 10_000.0 {
+            if d.quantity != Some(q) {
+                changes.push(Change::field(
+                    "dispense.quantity",
+                    "Quantity",
+                    d.quantity.map(|v| v.to_string()).as_deref(),
+                    Some(&q.to_string()),
+                ));
+                d.quantity = Some(q);
+            }
+        } else {
+            changes.push(bad(
+                "dispense.quantity",
+                "The quantity must be above 0 (and at most 10,000)",
+            ));
+        }
+    }
+    if let Some(unit) = &input.unit {
+        if unit.trim().is_empty() {
+            changes.push(bad("dispense.unit", "The unit cannot be blank"));
+        } else if d.unit.as_deref() != Some(unit.trim()) {
+            changes.push(Change::field(
+                "dispense.unit",
+                "Unit",
+                d.unit.as_deref(),
+                Some(unit.trim()),
+            ));
+            d.unit = Some(unit.trim().to_owned());
+        }
+    }
+    if let Some(days) = input.days_supply {
+        if (1..=365).contains(&days) {
+            if d.days_supply != Some(days) {
+                changes.push(Change::field(
+                    "dispense.daysSupply",
+                    "Days supply",
+                    d.days_supply.map(|v| v.to_string()).as_deref(),
+                    Some(&days.to_string()),
+                ));
+                d.days_supply = Some(days);
+            }
+        } else {
+            changes.push(bad("dispense.daysSupply", "Days of supply must be 1–365"));
+        }
+    }
+    if let Some(refills) = input.refills_allowed {
+        if (0..=11).contains(&refills) {
+            if d.refills_allowed != Some(refills) {
+                changes.push(Change::field(
+                    "dispense.refillsAllowed",
+                    "Refills",
+                    d.refills_allowed.map(|v| v.to_string()).as_deref(),
+                    Some(&refills.to_string()),
+                ));
+                d.refills_allowed = Some(refills);
+            }
+        } else {
+            changes.push(bad(
+                "dispense.refillsAllowed",
+                "Refills allowed must be 0–11",
+            ));
+        }
+    }
+    if let Some(daw) = input.dispense_as_written
+        && d.dispense_as_written != Some(daw)
+    {
+        changes.push(Change::field(
+            "dispense.dispenseAsWritten",
+            "Dispense as written",
+            d.dispense_as_written.map(|v| v.to_string()).as_deref(),
+            Some(&daw.to_string()),
+        ));
+        d.dispense_as_written = Some(daw);
+    }
+}
+
+/// The template's drug, sig and dispense on `doc`.
+fn apply_template(
+    doc: &mut PrescriptionDoc,
+    template: &TemplateEntry,
+    treatment: &MedicationEntry,
+    changes: &mut Changes,
+) {
+    doc.template_id = Some(template.id.clone());
+    doc.treatment = treatment_of(treatment);
+    doc.instructions = Some(template.instructions.clone());
+    doc.dispense.quantity = Some(template.dispense.quantity);
+    doc.dispense.unit = Some(template.dispense.unit.clone());
+    doc.dispense.days_supply = Some(template.dispense.days_supply);
+    doc.dispense.refills_allowed = Some(template.dispense.refills_allowed);
+    changes.push(Change::resolved(
+        "templateId",
+        "Template",
+        Some(&template.name),
+        &template.id,
+        ChangeOperation::Added,
+    ));
+}
+
+/// The template and the drug a draft or update names, or the change that says why not.
+fn chosen_drug<'c>(
+    call: &Call<'c>,
+    input: &PrescriptionInput,
+    changes: &mut Changes,
+) -> (Option<&'c TemplateEntry>, Option<&'c MedicationEntry>) {
+    let template = match &input.template_id {
+        Some(id) => match call.catalog.template(call.org, id.as_str()) {
+            Some(t) => Some(t),
+            None => {
+                changes.push(Change::rejected(
+                    "templateId",
+                    "Template",
+                    ChangeCategory::InvalidInput,
+                    format!("No template `{}` in your organization", id.as_str()),
+                ));
+                None
+            }
+        },
+        None => None,
+    };
+    let drug = match &input.treatment {
+        Some(reference) => match resolve_treatment(call, reference) {
+            Ok((m, _)) => Some(m),
+            Err(change) => {
+                changes.push(*change);
+                None
+            }
+        },
+        None => template.and_then(|t| call.catalog.medication(&t.treatment)),
+    };
+    (template, drug)
+}
+
+fn draft(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResult, StoreError> {
+    let mut changes = Changes::default();
+    let none = |changes: Changes| {
+        payload(
+            call,
+            Answer {
+                doc: None,
+                patient: None,
+                invalidated: false,
+            },
+            changes.roll_back(),
+        )
+    };
+    let patient_ref = input.patient.clone().unwrap_or_default();
+    let Some(patient_id) = patient_ref.id else {
+        changes.push(Change::rejected(
+            "patient.id",
+            "Patient",
+            ChangeCategory::MissingInput,
+            "Send the patient's id (sync the patient first to get it)",
+        ));
+        return Ok(none(changes));
+    };
+    let Some(patient) = records::patient(call.conn, call.org, patient_id.as_str())? else {
+        changes.push(super::patient::unknown_id(patient_id.as_str()).with_key("patient.id"));
+        return Ok(none(changes));
+    };
+    let (template, drug) = chosen_drug(call, &input, &mut changes);
+    let Some(drug) = drug else {
+        if !changes.blocked() {
+            changes.push(Change::rejected(
+                "treatment",
+                "Treatment",
+                ChangeCategory::MissingInput,
+                "A draft needs a treatment or a templateId",
+            ));
+        }
+        return Ok(none(changes));
+    };
+    let existing = if input.external_id.is_some() {
+        Vec::new()
+    } else {
+        records::drafts_in_progress(call.conn, call.org, &patient.id, &drug.id)?
+    };
+    if existing.len() > 1 {
+        return Ok(PrescriptionResult::AmbiguousPrescriptionMatch(
+            AmbiguousPrescriptionMatch {
+                reason: format!(
+                    "The patient has {} drafts of {} in progress: send again with the id of the one you mean",
+                    existing.len(),
+                    drug.name
+                ),
+                candidates: existing
+                    .into_iter()
+                    .map(|d| PrescriptionCandidate {
+                        id: d.id.into(),
+                        instructions: d.instructions,
+                        dispense: Some(d.dispense),
+                    })
+                    .collect(),
+            },
+        ));
+    }
+    let continued = existing.into_iter().next();
+    let mut doc = continued.clone().unwrap_or_else(|| PrescriptionDoc {
+        id: new_id("rx"),
+        organization_id: call.org.to_owned(),
+        external_id: input.external_id.clone(),
+        patient_id: patient.id.clone(),
+        template_id: None,
+        treatment: treatment_of(drug),
+        instructions: None,
+        dispense: Default::default(),
+        diagnoses: Vec::new(),
+        notes: None,
+        signed_at: None,
+        signed_by: None,
+        signing_message: None,
+        created_at: now(),
+    });
+    match template {
+        Some(t) => apply_template(&mut doc, t, drug, &mut changes),
+        None if continued.is_none() => changes.push(Change::resolved(
+            "treatment",
+            "Treatment",
+            Some(&drug.name),
+            &drug.id,
+            ChangeOperation::Added,
+        )),
+        None => {}
+    }
+    doc.treatment = treatment_of(drug);
+    apply_fields(call, &mut doc, &input, &mut changes);
+    if changes.blocked() {
+        let answer = Answer {
+            doc: continued.as_ref(),
+            patient: Some(&patient),
+            invalidated: false,
+        };
+        return Ok(payload(call, answer, changes.roll_back()));
+    }
+    records::save_prescription(call.conn, &doc)?;
+    Ok(payload(
+        call,
+        Answer {
+            doc: Some(&doc),
+            patient: Some(&patient),
+            invalidated: false,
+        },
+        changes,
+    ))
+}
+
+fn by_id(
+    call: &Call<'_>,
+    id: &str,
+    input: PrescriptionInput,
+) -> Result<PrescriptionResult, StoreError> {
+    let Some(stored) = records::prescription(call.conn, call.org, id)? else {
+        return Ok(payload(
+            call,
+            Answer {
+                doc: None,
+                patient: None,
+                invalidated: false,
+            },
+            only(unknown_id(id)),
+        ));
+    };
+    let patient = records::patient(call.conn, call.org, &stored.patient_id)?;
+    let get = input.external_id.is_none()
+        && input.patient.is_none()
+        && input.template_id.is_none()
+        && input.treatment.is_none()
+        && input.instructions.is_none()
+        && input.dispense.is_none()
+        && input.clinical.is_none();
+    if get {
+        let answer = Answer {
+            doc: Some(&stored),
+            patient: patient.as_ref(),
+            invalidated: false,
+        };
+        return Ok(payload(call, answer, Changes::default()));
+    }
+    let mut changes = Changes::default();
+    if stored.is_signed() {
+        changes.push(Change::rejected(
+            "id",
+            "Prescription",
+            ChangeCategory::InvalidInput,
+            "A signed prescription is final: a change means writing a new prescription",
+        ));
+    }
+    if let Some(p) = input.patient.as_ref().and_then(|p| p.id.as_ref())
+        && p.as_str() != stored.patient_id
+    {
+        changes.push(Change::rejected(
+            "patient.id",
+            "Patient",
+            ChangeCategory::InvalidInput,
+            "A prescription's patient cannot change",
+        ));
+    }
+    if let Some(external) = &input.external_id
+        && stored.external_id.as_ref() != Some(external)
+    {
+        changes.push(Change::rejected(
+            "externalId",
+            "External id",
+            ChangeCategory::InvalidInput,
+            "A prescription's externalId cannot change",
+        ));
+    }
+    let mut doc = stored.clone();
+    let (template, drug) = chosen_drug(call, &input, &mut changes);
+    if let (Some(t), Some(m)) = (template, drug) {
+        apply_template(&mut doc, t, m, &mut changes);
+    } else if let Some(m) = drug
+        && doc.treatment.id.as_str() != m.id
+    {
+        changes.push(Change::field(
+            "treatment",
+            "Treatment",
+            Some(&doc.treatment.name),
+            Some(&m.name),
+        ));
+        doc.treatment = treatment_of(m);
+    }
+    apply_fields(call, &mut doc, &input, &mut changes);
+    let answer_doc = if changes.blocked() { &stored } else { &doc };
+    if changes.blocked() {
+        let answer = Answer {
+            doc: Some(answer_doc),
+            patient: patient.as_ref(),
+            invalidated: false,
+        };
+        return Ok(payload(call, answer, changes.roll_back()));
+    }
+    records::save_prescription(call.conn, &doc)?;
+    Ok(payload(
+        call,
+        Answer {
+            doc: Some(&doc),
+            patient: patient.as_ref(),
+            invalidated: false,
+        },
+        changes,
+    ))
+}
+
+fn sign(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResult, StoreError> {
+    let nothing = |change: Change| {
+        payload(
+            call,
+            Answer {
+                doc: None,
+                patient: None,
+                invalidated: false,
+            },
+            only(change),
+        )
+    };
+    let alone = input.external_id.is_none()
+        && input.patient.is_none()
+        && input.template_id.is_none()
+        && input.treatment.is_none()
+        && input.instructions.is_none()
+        && input.dispense.is_none()
+        && input.clinical.is_none();
+    let Some(id) = input.id.as_ref() else {
+        return Ok(nothing(Change::rejected(
+            "id",
+            "Prescription",
+            ChangeCategory::MissingInput,
+            "Signing needs the prescription's id",
+        )));
+    };
+    let Some(stored) = records::prescription(call.conn, call.org, id.as_str())? else {
+        return Ok(nothing(unknown_id(id.as_str())));
+    };
+    let patient = records::patient(call.conn, call.org, &stored.patient_id)?;
+    let refuse = |change: Change, invalidated: bool| {
+        let answer = Answer {
+            doc: Some(&stored),
+            patient: patient.as_ref(),
+            invalidated,
+        };
+        payload(call, answer, only(change))
+    };
+    if !alone {
+        return Ok(refuse(
+            Change::rejected(
+                "signing",
+                "Signature",
+                ChangeCategory::InvalidInput,
+                "Send signing alone: the id and signing, with no other change in the same call",
+            ),
+            false,
+        ));
+    }
+    if stored.is_signed() {
+        return Ok(refuse(
+            Change::rejected(
+                "signing",
+                "Signature",
+                ChangeCategory::InvalidInput,
+                "Already signed: a signed prescription is final",
+            ),
+            false,
+        ));
+    }
+    let signing = input.signing.unwrap_or_default();
+    let Some(signed_hash) = signing.signed_hash.as_deref() else {
+        return Ok(refuse(
+            Change::rejected(
+                "signing.signedHash",
+                "Signature",
+                ChangeCategory::MissingInput,
+                "Send the contentHash of what the prescriber reviewed as signedHash",
+            ),
+            false,
+        ));
+    };
+    if signed_hash.trim() != present::content_hash(&stored) {
+        return Ok(refuse(
+            Change::rejected(
+                "signing.signedHash",
+                "Signature",
+                ChangeCategory::ConfirmationRequired,
+                "INVALIDATED_SIGN: the prescription changed since it was reviewed. Show the prescriber the new content and sign again",
+            ),
+            true,
+        ));
+    }
+    let (status, alerts) = super::screening::screen(call.catalog, &stored, patient.as_ref());
+    if status == DraftStatus::Blocked {
+        let why: Vec<String> = alerts.iter().map(|a| a.description.clone()).collect();
+        return Ok(refuse(
+            Change::rejected(
+                "signing",
+                "Signature",
+                ChangeCategory::Safety,
+                format!(
+                    "Screening blocks this prescription, so it cannot be signed: {}",
+                    why.join(" ")
+                ),
+            ),
+            false,
+        ));
+    }
+    if stored.instructions.is_none() || stored.dispense.quantity.is_none() {
+        return Ok(refuse(
+            Change::rejected(
+                if stored.instructions.is_none() {
+                    "instructions"
+                } else {
+                    "dispense.quantity"
+                },
+                "Prescription",
+                ChangeCategory::MissingInput,
+                "A prescription needs its instructions and a dispense quantity before it is signed",
+            ),
+            false,
+        ));
+    }
+    let mut doc = stored.clone();
+    doc.signed_at = Some(super::types::Date(time::OffsetDateTime::now_utc().date()).to_iso());
+    doc.signed_by = call.user.map(str::to_owned);
+    doc.signing_message = signing.message;
+    records::save_prescription(call.conn, &doc)?;
+    let changes = only(Change::field(
+        "signing",
+        "Signature",
+        Some("UNSIGNED"),
+        Some("SIGNED"),
+    ));
+    Ok(payload(
+        call,
+        Answer {
+            doc: Some(&doc),
+            patient: patient.as_ref(),
+            invalidated: false,
+        },
+        changes,
+    ))
+}
