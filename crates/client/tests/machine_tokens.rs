@@ -50,7 +50,7 @@ async fn two_hundred_concurrent_calls_cause_one_token_request() {
 
     assert!(answers.iter().all(Result::is_ok), "{answers:?}");
     assert_eq!(proxy.count("/oauth/token"), 1);
-    assert_eq!(proxy.count("/graphql"), 200);
+    assert_eq!(proxy.count("/legacy/graphql"), 200);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -83,7 +83,7 @@ async fn a_rejected_token_is_renewed_once_and_the_call_retried() {
 
     assert!(pong.is_ok(), "{pong:?}");
     assert_eq!(proxy.count("/oauth/token"), 2);
-    assert_eq!(proxy.count("/graphql"), 2);
+    assert_eq!(proxy.count("/legacy/graphql"), 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -100,7 +100,7 @@ async fn a_token_rejected_after_renewal_is_signed_out_without_looping() {
         "{pong:?}"
     );
     assert_eq!(proxy.count("/oauth/token"), 2);
-    assert_eq!(proxy.count("/graphql"), 2);
+    assert_eq!(proxy.count("/legacy/graphql"), 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -141,7 +141,7 @@ async fn a_failed_token_request_is_shared_by_the_callers_waiting_on_it() {
 
     assert!(answers.iter().all(Result::is_err));
     assert_eq!(proxy.count("/oauth/token"), 1);
-    assert_eq!(proxy.count("/graphql"), 0);
+    assert_eq!(proxy.count("/legacy/graphql"), 0);
 }
 
 #[test]

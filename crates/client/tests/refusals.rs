@@ -61,7 +61,7 @@ async fn machine_token_cannot_sign_and_the_refused_call_is_made_once() {
     let proxy = Proxy::start(sandbox.url()).await;
     let api = proxy.client().machine_api(maple_backend());
     let (_, prescription) = draft(&api).await;
-    let before = proxy.count("/graphql");
+    let before = proxy.count("/legacy/graphql");
 
     let refused = api.sign_prescription(&prescription.id).await.unwrap_err();
 
@@ -76,7 +76,7 @@ async fn machine_token_cannot_sign_and_the_refused_call_is_made_once() {
     assert_eq!(code, "PRESCRIPTION_SIGNING_UNAUTHORIZED");
     assert_eq!(required_permission.as_deref(), Some("write:prescription"));
     assert!(message.contains("sign"), "{message}");
-    assert_eq!(proxy.count("/graphql") - before, 1);
+    assert_eq!(proxy.count("/legacy/graphql") - before, 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -206,14 +206,14 @@ async fn a_read_is_retried_after_server_trouble() {
     let api = proxy.client().machine_api(maple_backend());
     api.ping().await.unwrap();
     proxy.fail_next_graphql(2);
-    let before = proxy.count("/graphql");
+    let before = proxy.count("/legacy/graphql");
 
     let page = api
         .patients(&PatientFilter::default(), &PageRequest::default())
         .await;
 
     assert!(page.is_ok(), "{page:?}");
-    assert_eq!(proxy.count("/graphql") - before, 3);
+    assert_eq!(proxy.count("/legacy/graphql") - before, 3);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -223,7 +223,7 @@ async fn a_create_without_external_id_is_not_retried() {
     let api = proxy.client().machine_api(maple_backend());
     api.ping().await.unwrap();
     proxy.fail_next_graphql(1);
-    let before = proxy.count("/graphql");
+    let before = proxy.count("/legacy/graphql");
 
     let e = api.create_patient(&new_patient(None)).await.unwrap_err();
 
@@ -237,7 +237,7 @@ async fn a_create_without_external_id_is_not_retried() {
         ),
         "{e:?}"
     );
-    assert_eq!(proxy.count("/graphql") - before, 1);
+    assert_eq!(proxy.count("/legacy/graphql") - before, 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -247,12 +247,12 @@ async fn a_create_with_external_id_is_retried_and_creates_once() {
     let api = proxy.client().machine_api(maple_backend());
     api.ping().await.unwrap();
     proxy.fail_next_graphql(1);
-    let before = proxy.count("/graphql");
+    let before = proxy.count("/legacy/graphql");
 
     let created = api.create_patient(&new_patient(Some("ext-retry-1"))).await;
 
     assert!(created.is_ok(), "{created:?}");
-    assert_eq!(proxy.count("/graphql") - before, 2);
+    assert_eq!(proxy.count("/legacy/graphql") - before, 2);
     let again = api
         .create_patient(&new_patient(Some("ext-retry-1")))
         .await

@@ -391,7 +391,7 @@ async fn forward(
         .unwrap()
         .entry(path.clone())
         .or_default() += 1;
-    if path == "/graphql" && take_one(&state.fail_graphql) {
+    if path == "/legacy/graphql" && take_one(&state.fail_graphql) {
         return (axum::http::StatusCode::SERVICE_UNAVAILABLE, "try later").into_response();
     }
     let mut url = state.upstream.clone();
