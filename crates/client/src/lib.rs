@@ -38,6 +38,7 @@ mod session;
 mod signin;
 pub mod sync;
 mod token;
+mod transport;
 
 use std::sync::Arc;
 
