@@ -254,8 +254,7 @@ impl Environment {
         join(&self.auth_url, "oauth/revoke")
     }
 
-    /// The Network API. Unused outside tests until the client's calls move to it.
-    #[allow(dead_code)]
+    /// The Network API.
     pub(crate) fn graphql_endpoint(&self) -> Url {
         join(&self.api_url, "graphql")
     }

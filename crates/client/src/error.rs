@@ -34,6 +34,16 @@ pub enum ClientError {
     /// No such record in this organization.
     #[error("not found: {message}")]
     NotFound { message: String },
+    /// A service of the network failed (`UpstreamServiceError`); `retryable` says
+    /// whether asking again may help (retried only for reads and calls with an
+    /// `externalId`).
+    #[error("the network's {service} failed ({code}): {message}")]
+    Upstream {
+        code: String,
+        message: String,
+        service: String,
+        retryable: bool,
+    },
     /// The network could not be reached or the connection broke.
     #[error("network trouble: {message}")]
     Network { message: String },
@@ -61,6 +71,7 @@ impl ClientError {
             Self::Refused { .. } => "refused",
             Self::Invalid { .. } => "invalid",
             Self::NotFound { .. } => "not_found",
+            Self::Upstream { .. } => "upstream",
             Self::Network { .. } => "network",
             Self::Server { .. } => "server",
             Self::Protocol { .. } => "protocol",

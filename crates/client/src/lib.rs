@@ -33,6 +33,7 @@
 pub mod api;
 mod environment;
 mod error;
+pub mod network;
 mod secret;
 mod session;
 mod signin;
@@ -90,6 +91,29 @@ impl Client {
     /// The API as the signed-in user.
     pub fn api(&self, session: &Session) -> Api {
         self.api_with_token(session.access_token().clone())
+    }
+
+    /// The Network API as the signed-in user of `session`.
+    pub fn network(&self, session: &Session) -> network::Network {
+        self.network_with_token(session.access_token().clone())
+    }
+
+    /// The Network API with a bearer token obtained elsewhere.
+    pub fn network_with_token(&self, token: Secret) -> network::Network {
+        network::Network::new(transport::Transport::new(
+            self.http.clone(),
+            self.environment.graphql_endpoint(),
+            transport::Auth::Bearer(token),
+        ))
+    }
+
+    /// The Network API as a backend, sharing `tokens` with other callers.
+    pub fn machine_network(&self, tokens: MachineTokens) -> network::Network {
+        network::Network::new(transport::Transport::new(
+            self.http.clone(),
+            self.environment.graphql_endpoint(),
+            transport::Auth::Machine(tokens),
+        ))
     }
 
     /// The API with a bearer token obtained elsewhere.

@@ -1,0 +1,145 @@
+//! The compatibility check: does a network speak what this client sends? The
+//! network's schema is fetched by introspection (no record is touched) and every
+//! document of the client is validated against it with a real GraphQL validator
+//! (apollo-compiler), answering per operation "works" or the validator's words.
+
+use cynic::{MutationBuilder as _, QueryBuilder as _};
+use cynic_introspection::IntrospectionQuery;
+
+use super::calls::Network;
+use super::documents::*;
+use crate::error::ClientError;
+use crate::transport::Retry;
+
+/// The verdict on one operation of the client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperationCheck {
+    /// The operation's name (`SyncPatient`, `SignPrescription`, …).
+    pub operation: String,
+    /// `None` when the network accepts it; else the validator's words.
+    pub problem: Option<String>,
+}
+
+/// The verdicts on every operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compatibility {
+    pub operations: Vec<OperationCheck>,
+}
+
+impl Compatibility {
+    /// True when every operation works.
+    pub fn works(&self) -> bool {
+        self.operations.iter().all(|o| o.problem.is_none())
+    }
+
+    /// The operations that would fail.
+    pub fn failing(&self) -> impl Iterator<Item = &OperationCheck> {
+        self.operations.iter().filter(|o| o.problem.is_some())
+    }
+}
+
+fn metadata() -> RequestMetadata {
+    RequestMetadata {
+        source: RequestSource::DirectApi,
+        client: None,
+        source_version: None,
+        request_id: None,
+    }
+}
+
+/// Every document the client sends, by operation name.
+pub fn documents() -> Vec<(&'static str, String)> {
+    let patient = || PatientArguments {
+        patient: PatientInput::default(),
+        metadata: metadata(),
+    };
+    let prescription = || PrescriptionArguments {
+        prescription: PrescriptionInput::default(),
+        metadata: metadata(),
+    };
+    let order = || OrderArguments {
+        order: OrderInput::default(),
+        metadata: metadata(),
+    };
+    vec![
+        ("Ping", Ping::build(()).query),
+        ("GetPatient", GetPatient::build(patient()).query),
+        ("FindPatients", FindPatients::build(patient()).query),
+        ("SyncPatient", SyncPatient::build(patient()).query),
+        ("UpdatePatient", UpdatePatient::build(patient()).query),
+        ("LookUpDrug", LookUpDrug::build(prescription()).query),
+        (
+            "DraftPrescription",
+            DraftPrescription::build(prescription()).query,
+        ),
+        (
+            "UpdatePrescription",
+            UpdatePrescription::build(prescription()).query,
+        ),
+        (
+            "SignPrescription",
+            SignPrescription::build(prescription()).query,
+        ),
+        (
+            "GetPrescription",
+            GetPrescription::build(prescription()).query,
+        ),
+        ("GetOrder", GetOrder::build(order()).query),
+        ("DraftOrder", DraftOrder::build(order()).query),
+        ("UpdateOrder", UpdateOrder::build(order()).query),
+        ("SendOrder", SendOrder::build(order()).query),
+        ("CancelOrder", CancelOrder::build(order()).query),
+        ("FindPharmacies", FindPharmacies::build(order()).query),
+    ]
+}
+
+/// Validates every document against the schema `sdl`. A schema that does not
+/// parse fails every operation with the parser's words.
+pub fn check_against_sdl(sdl: &str) -> Compatibility {
+    let schema = apollo_compiler::Schema::parse_and_validate(sdl, "network.graphql");
+    let operations = documents()
+        .into_iter()
+        .map(|(operation, query)| {
+            let problem = match &schema {
+                Err(e) => Some(format!("the network's schema is not valid: {}", e.errors)),
+                Ok(schema) => apollo_compiler::ExecutableDocument::parse_and_validate(
+                    schema, query, operation,
+                )
+                .err()
+                .map(|e| e.errors.to_string()),
+            };
+            OperationCheck {
+                operation: operation.to_owned(),
+                problem,
+            }
+        })
+        .collect();
+    Compatibility { operations }
+}
+
+impl Network {
+    /// Introspects the network's schema and validates every document of this
+    /// client against it. Touches no record.
+    pub async fn check_compatibility(&self) -> Result<Compatibility, ClientError> {
+        let sdl = self.introspect().await?;
+        Ok(check_against_sdl(&sdl))
+    }
+
+    /// The network's schema, as SDL, by introspection.
+    pub async fn introspect(&self) -> Result<String, ClientError> {
+        let operation = IntrospectionQuery::build(());
+        let body = serde_json::to_vec(&operation)
+            .map_err(|_| ClientError::protocol("cannot encode the introspection query"))?;
+        self.transport()
+            .send::<IntrospectionQuery, String>("introspect", body, Retry::Safe, |data| {
+                data.into_schema()
+                    .map(|schema| schema.to_sdl())
+                    .map_err(|e| {
+                        ClientError::protocol(format!(
+                            "the network's introspection answer is not a schema: {e}"
+                        ))
+                    })
+            })
+            .await
+    }
+}

@@ -1,0 +1,434 @@
+//! The client on the Network API, against an in-process sandbox: each call shape,
+//! each kind of outcome (record, unapplied change, ambiguity, refusal), answering
+//! an option and sending again, signing by content hash (stale → invalidated),
+//! batch signing with a refusal in the middle, and the compatibility check.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use rxdesk_client::network::documents::*;
+use rxdesk_client::network::{
+    AnswerOption as _, Network, Outcome, PatientSearch, PharmacyMatches, Signing,
+};
+use rxdesk_client::{ClientError, MachineTokens};
+use support::*;
+
+fn machine(client: &rxdesk_client::Client) -> Network {
+    client.machine_network(client.machine_tokens(maple_backend()))
+}
+
+fn new_patient(first: &str, last: &str, phone: Option<&str>) -> PatientInput {
+    PatientInput {
+        demographic: Some(PatientDemographicInput {
+            name: Some(HumanNameInput {
+                first: Some(first.into()),
+                last: Some(last.into()),
+                ..Default::default()
+            }),
+            date_of_birth: Some(Date("1984-02-29".into())),
+            sex: Some(Sex::Female),
+            phone: phone.map(str::to_owned),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+async fn add_patient(network: &Network, first: &str, last: &str) -> String {
+    match network
+        .sync_patient(new_patient(first, last, Some("+16175550111")))
+        .await
+        .unwrap()
+    {
+        Outcome::Record {
+            record: Some(p), ..
+        } => p.id.into_inner(),
+        other => panic!("not added: {other:?}"),
+    }
+}
+
+fn draft_of(patient: &str, drug: &str) -> PrescriptionInput {
+    PrescriptionInput {
+        patient: Some(PatientReferenceInput {
+            id: Some(cynic::Id::new(patient)),
+        }),
+        treatment: Some(TreatmentReferenceInput {
+            id: Some(cynic::Id::new(drug)),
+            ..Default::default()
+        }),
+        instructions: Some("Take 1 tablet by mouth daily".into()),
+        dispense: Some(DispenseInput {
+            quantity: Some(30.0),
+            unit: Some("tablet".into()),
+            days_supply: Some(30),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+async fn draft(network: &Network, patient: &str, drug: &str) -> Prescription {
+    network
+        .draft_prescription(draft_of(patient, drug))
+        .await
+        .unwrap()
+        .into_record()
+        .expect("a draft")
+}
+
+#[tokio::test]
+async fn ping_answers_pong_on_the_network_api() {
+    let sandbox = sandbox().await;
+    let client = client_for(sandbox.url());
+
+    assert_eq!(machine(&client).ping().await.unwrap(), "pong");
+}
+
+#[tokio::test]
+async fn a_synced_patient_is_read_back_by_id() {
+    let sandbox = sandbox().await;
+    let network = machine(&client_for(sandbox.url()));
+
+    let id = add_patient(&network, "Nadia", "Ferreira").await;
+    let got = network.get_patient(&id).await.unwrap();
+
+    let name = &got.record().unwrap().demographic.as_ref().unwrap().name;
+    assert_eq!(name.first.as_deref(), Some("Nadia"));
+}
+
+#[tokio::test]
+async fn finding_patients_answers_candidates_and_never_sends_sex() {
+    let sandbox = sandbox().await;
+    let proxy = Proxy::start(sandbox.url()).await;
+    let network = machine(&proxy.client());
+    add_patient(&network, "Nadia", "Ferreira").await;
+    add_patient(&network, "Nadine", "Ferreira").await;
+
+    let found = network
+        .find_patients(&PatientSearch {
+            first: Some("Nad".into()),
+            last: Some("Ferr".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+
+    assert_eq!(found.len(), 2, "{found:?}");
+    let (_, body) = proxy.last_request("/graphql");
+    let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert!(
+        body["variables"]["patient"]["demographic"]["sex"].is_null(),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn an_ambiguous_allergy_is_answered_from_its_options_and_sent_again() {
+    let sandbox = sandbox().await;
+    let network = machine(&client_for(sandbox.url()));
+    let mut input = new_patient("Iris", "Okonjo", None);
+    input.clinical = Some(PatientClinicalInput {
+        allergies: Some(AllergiesPatch {
+            add: Some(vec![AllergyReferenceInput {
+                name: Some("antibiotics".into()),
+                ..Default::default()
+            }]),
+            ..Default::default()
+        }),
+        ..Default::default()
+    });
+
+    let first = network.sync_patient(input.clone()).await.unwrap();
+    let change = first
+        .unapplied()
+        .iter()
+        .find(|c| c.is_ambiguous())
+        .expect("an ambiguous allergy")
+        .clone();
+    let choice = change.choices().into_iter().next().unwrap();
+    input.answer(&choice).unwrap();
+    let second = network.sync_patient(input).await.unwrap();
+
+    assert!(
+        first.record().is_none(),
+        "nothing is saved while a choice is open"
+    );
+    assert_eq!(change.key, "clinical.allergies.add.0");
+    assert!(change.auto_pick().is_none());
+    let allergies = &second
+        .record()
+        .unwrap()
+        .clinical
+        .as_ref()
+        .unwrap()
+        .allergies;
+    assert_eq!(allergies[0].id.inner(), choice.value.as_deref().unwrap());
+}
+
+#[tokio::test]
+async fn a_partial_sync_is_an_ambiguity_with_candidates() {
+    let sandbox = sandbox().await;
+    let network = machine(&client_for(sandbox.url()));
+    add_patient(&network, "Nadia", "Ferreira").await;
+    let partial = PatientInput {
+        demographic: Some(PatientDemographicInput {
+            name: Some(HumanNameInput {
+                last: Some("Ferreira".into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+
+    let outcome = network.sync_patient(partial).await.unwrap();
+
+    assert!(
+        matches!(outcome, Outcome::Ambiguous { ref candidates, .. } if candidates.len() == 1),
+        "{outcome:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_drug_name_fitting_several_is_never_picked_and_an_exact_one_is() {
+    let sandbox = sandbox().await;
+    let network = machine(&client_for(sandbox.url()));
+    let by_name = |name: &str| TreatmentReferenceInput {
+        name: Some(name.into()),
+        ..Default::default()
+    };
+
+    let several = network.look_up_drug(by_name("lisinopril")).await.unwrap();
+    let exact = network
+        .look_up_drug(by_name("Lisinopril 10 MG Oral Tablet"))
+        .await
+        .unwrap();
+
+    assert!(several.len() > 1);
+    assert!(
+        several
+            .iter()
+            .all(|c| c.argument.as_deref() == Some("treatment.id"))
+    );
+    assert_eq!(exact.len(), 1);
+    assert!(exact[0].exact);
+}
+
+#[tokio::test]
+async fn a_machine_token_is_refused_signing_once_and_never_retried() {
+    let sandbox = sandbox().await;
+    let proxy = Proxy::start(sandbox.url()).await;
+    let network = machine(&proxy.client());
+    let patient = add_patient(&network, "Rhea", "Lind").await;
+    let rx = draft(&network, &patient, "med_azithromycin_250_tab").await;
+    let before = proxy.count("/graphql");
+
+    let refused = network
+        .sign_prescription(rx.id.inner(), &rx.signing.content_hash)
+        .await
+        .unwrap_err();
+
+    assert!(
+        matches!(
+            refused,
+            ClientError::Refused { ref code, ref required_permission, .. }
+                if code == "PRESCRIPTION_SIGNING_UNAUTHORIZED" && required_permission.as_deref() == Some("write:prescription")
+        ),
+        "{refused:?}"
+    );
+    assert_eq!(proxy.count("/graphql") - before, 1);
+}
+
+#[tokio::test]
+async fn a_stale_hash_is_invalidated_and_the_current_one_signs() {
+    let sandbox = sandbox().await;
+    let client = client_for(sandbox.url());
+    let staff = machine(&client);
+    let prescriber = client.network(&sign_in(&client, ADA, Some(MAPLE)).await);
+    let patient = add_patient(&staff, "Rhea", "Lind").await;
+    let reviewed = draft(&staff, &patient, "med_azithromycin_250_tab").await;
+    let changed = staff
+        .update_prescription(
+            reviewed.id.inner(),
+            PrescriptionInput {
+                instructions: Some("Take 2 tablets".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+        .into_record()
+        .unwrap();
+
+    let stale = prescriber
+        .sign_prescription(reviewed.id.inner(), &reviewed.signing.content_hash)
+        .await
+        .unwrap();
+    let Signing::Invalidated { current, .. } = stale else {
+        panic!("{stale:?}")
+    };
+    let signed = prescriber
+        .sign_prescription(current.id.inner(), &current.signing.content_hash)
+        .await
+        .unwrap();
+
+    assert_eq!(current.signing.content_hash, changed.signing.content_hash);
+    assert!(
+        matches!(signed, Signing::Signed(ref p) if p.signing.state == PrescriptionSigningState::Signed),
+        "{signed:?}"
+    );
+}
+
+#[tokio::test]
+async fn batch_signing_answers_each_in_order_and_one_refusal_stops_nothing() {
+    let sandbox = sandbox().await;
+    let client = client_for(sandbox.url());
+    let staff = machine(&client);
+    let prescriber = client.network(&sign_in(&client, ADA, Some(MAPLE)).await);
+    let mut items = Vec::new();
+    for n in 0..20 {
+        let patient = add_patient(&staff, &format!("Batch{n}"), "Signer").await;
+        let rx = draft(&staff, &patient, "med_azithromycin_250_tab").await;
+        let hash = if n == 10 {
+            "0".repeat(64)
+        } else {
+            rx.signing.content_hash.clone()
+        };
+        items.push((rx.id.into_inner(), hash));
+    }
+
+    let answers = prescriber.sign_prescriptions(&items, 4).await;
+
+    assert_eq!(answers.len(), 20);
+    for (n, (answer, (id, _))) in answers.iter().zip(&items).enumerate() {
+        match answer.as_ref().unwrap() {
+            Signing::Signed(p) => assert!(n != 10 && p.id.inner() == id),
+            Signing::Invalidated { current, .. } => assert!(n == 10 && current.id.inner() == id),
+            other => panic!("{n}: {other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_order_is_refused_sending_until_signed_then_a_machine_sends_it() {
+    let sandbox = sandbox().await;
+    let client = client_for(sandbox.url());
+    let staff = machine(&client);
+    let prescriber = client.network(&sign_in(&client, ADA, Some(MAPLE)).await);
+    let patient = add_patient(&staff, "Otto", "Brandt").await;
+    let rx = draft(&staff, &patient, "med_azithromycin_250_tab").await;
+    let order = staff
+        .draft_order(&patient, &[rx.id.inner().to_owned()], None)
+        .await
+        .unwrap()
+        .into_record()
+        .unwrap();
+
+    let refused = staff.send_order(order.id.inner()).await.unwrap();
+    prescriber
+        .sign_prescription(rx.id.inner(), &rx.signing.content_hash)
+        .await
+        .unwrap();
+    let sent = staff.send_order(order.id.inner()).await.unwrap();
+
+    assert!(refused.is_blocked());
+    assert_eq!(refused.unapplied()[0].key, "state");
+    assert_eq!(sent.record().unwrap().state, OrderState::Submitted);
+}
+
+#[tokio::test]
+async fn pharmacies_fitting_a_name_come_back_as_options() {
+    let sandbox = sandbox().await;
+    let network = machine(&client_for(sandbox.url()));
+    let patient = add_patient(&network, "Otto", "Brandt").await;
+    let order = network
+        .draft_order(&patient, &[], None)
+        .await
+        .unwrap()
+        .into_record()
+        .unwrap();
+
+    let found = network
+        .find_pharmacies(
+            order.id.inner(),
+            PharmacyReferenceInput {
+                name: Some("Harbor Drug".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+
+    let PharmacyMatches::Options(options) = found else {
+        panic!("{found:?}")
+    };
+    assert!(options.len() > 1 && options.len() <= 20);
+    assert!(
+        options
+            .iter()
+            .all(|o| o.argument.as_deref() == Some("pharmacy.pharmacy.id") && !o.offers.is_empty())
+    );
+}
+
+#[tokio::test]
+async fn the_sandbox_passes_the_compatibility_check() {
+    let sandbox = sandbox().await;
+    let network = machine(&client_for(sandbox.url()));
+
+    let check = network.check_compatibility().await.unwrap();
+
+    assert!(check.works(), "{:?}", check.failing().collect::<Vec<_>>());
+    assert_eq!(check.operations.len(), 16);
+}
+
+#[test]
+fn a_network_with_a_renamed_field_fails_the_operations_that_use_it() {
+    let sdl = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../sandbox/schema.graphql"
+    ))
+    .unwrap();
+    let renamed = sdl.replace("contentHash: String!", "hash: String!");
+
+    let check = rxdesk_client::network::compat::check_against_sdl(&renamed);
+
+    let failing: Vec<_> = check.failing().map(|o| o.operation.as_str()).collect();
+    assert!(
+        failing.contains(&"SignPrescription") && failing.contains(&"GetOrder"),
+        "{failing:?}"
+    );
+    assert!(
+        !failing.contains(&"Ping") && !failing.contains(&"GetPatient"),
+        "{failing:?}"
+    );
+    let problem = check.failing().next().unwrap().problem.clone().unwrap();
+    assert!(problem.contains("contentHash"), "{problem}");
+}
+
+#[tokio::test]
+async fn machine_tokens_are_shared_by_every_network_call() {
+    let sandbox = sandbox().await;
+    let proxy = Proxy::start(sandbox.url()).await;
+    let client = proxy.client();
+    let tokens: MachineTokens = client.machine_tokens(maple_backend());
+    let network = client.machine_network(tokens);
+
+    for _ in 0..5 {
+        network.ping().await.unwrap();
+    }
+
+    assert_eq!(proxy.count("/oauth/token"), 1);
+}
+
+#[test]
+fn every_document_validates_against_the_real_networks_documented_schema() {
+    let sdl = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../sandbox/network-api.reference.graphql"
+    ))
+    .unwrap();
+
+    let check = rxdesk_client::network::compat::check_against_sdl(&sdl);
+
+    assert!(check.works(), "{:?}", check.failing().collect::<Vec<_>>());
+}
