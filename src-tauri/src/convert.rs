@@ -33,6 +33,8 @@ impl From<ClientError> for CommandError {
             ClientError::NotFound { message } => Self::NotFound { message },
             ClientError::Network { message } => Self::Network { message },
             ClientError::Server { message, .. } => Self::Server { message },
+            // Only the Network API answers this; the app's calls do not use it yet.
+            ClientError::Upstream { message, .. } => Self::Server { message },
             ClientError::Protocol { message } => Self::Protocol { message },
         }
     }

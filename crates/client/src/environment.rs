@@ -108,6 +108,13 @@ impl Environment {
         )
     }
 
+    /// One of the network vendor's own networks, needing only the organization's
+    /// Application `client_id` (from its dashboard's developer settings).
+    pub fn preset(preset: Preset, client_id: impl Into<String>) -> Result<Self, EnvironmentError> {
+        let (auth, api, audience) = preset.endpoints();
+        Self::new(auth, api, audience, client_id)
+    }
+
     /// The same environment with the sign-in listener on a fixed port.
     pub fn with_callback_port(mut self, port: Option<u16>) -> Self {
         self.callback_port = port;
@@ -266,6 +273,33 @@ impl Environment {
     }
 }
 
+/// The network vendor's networks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Preset {
+    /// The vendor's sandbox network (every sandbox account has credentials).
+    VendorSandbox,
+    /// The vendor's production network.
+    VendorProduction,
+}
+
+impl Preset {
+    /// `(auth_url, api_url, audience)`.
+    pub fn endpoints(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Self::VendorSandbox => (
+                "https://auth.neutron.health",
+                "https://network.neutron.health",
+                "https://api.neutron.health",
+            ),
+            Self::VendorProduction => (
+                "https://auth.photon.health",
+                "https://network.photon.health",
+                "https://api.photon.health",
+            ),
+        }
+    }
+}
+
 /// The Backend credential: `client_id` and `client_secret`, for the client
 /// credentials grant. The secret is redacted when printed and zeroized on drop.
 #[derive(Debug, Clone)]
@@ -355,6 +389,36 @@ fn rename_setting(e: EnvironmentError, auth: &'static str, api: &'static str) ->
             url,
         },
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod preset_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn the_vendor_sandbox_preset_needs_only_a_client_id() {
+        let env = Environment::preset(Preset::VendorSandbox, "app-client-id").unwrap();
+
+        assert_eq!(
+            env.graphql_endpoint().as_str(),
+            "https://network.neutron.health/graphql"
+        );
+        assert_eq!(
+            env.token_endpoint().as_str(),
+            "https://auth.neutron.health/oauth/token"
+        );
+        assert_eq!(env.audience(), "https://api.neutron.health");
+        assert_eq!(env.client_id(), "app-client-id");
+    }
+
+    #[test]
+    fn the_vendor_production_preset_uses_the_production_hosts() {
+        let env = Environment::preset(Preset::VendorProduction, "app-client-id").unwrap();
+
+        assert_eq!(env.api_url().as_str(), "https://network.photon.health/");
+        assert_eq!(env.audience(), "https://api.photon.health");
     }
 }
 

@@ -46,8 +46,8 @@ use std::sync::Arc;
 pub use api::Api;
 pub use api::types;
 pub use environment::{
-    BackendCredentials, Environment, EnvironmentError, VAR_API_URL, VAR_AUDIENCE, VAR_AUTH_URL,
-    VAR_CALLBACK_PORT, VAR_CLIENT_ID, VAR_CLIENT_SECRET,
+    BackendCredentials, Environment, EnvironmentError, Preset, VAR_API_URL, VAR_AUDIENCE,
+    VAR_AUTH_URL, VAR_CALLBACK_PORT, VAR_CLIENT_ID, VAR_CLIENT_SECRET,
 };
 pub use error::ClientError;
 pub use secret::Secret;

@@ -554,7 +554,9 @@ impl Network {
                     {
                         Some(change) => PharmacyMatches::Options(change.choices()),
                         None => match record {
-                            Some(order) if unapplied.is_empty() => PharmacyMatches::Chosen(Box::new(order)),
+                            Some(order) if unapplied.is_empty() => {
+                                PharmacyMatches::Chosen(Box::new(order))
+                            }
                             _ => PharmacyMatches::Nothing(unapplied),
                         },
                     }

@@ -19,6 +19,7 @@ pub mod prescription;
 pub mod present;
 pub mod screening;
 pub mod seed;
+mod strict;
 pub mod types;
 pub mod validate;
 
@@ -87,6 +88,10 @@ async fn graphql(
         Ok(parts) => parts,
         Err(response) => return *response,
     };
+    if let Some(problem) = strict::problem(&request.query) {
+        let error = async_graphql::ServerError::new(problem, None);
+        return crate::api::respond(async_graphql::Response::from_errors(vec![error]));
+    }
     let request = request
         .data(state.db.clone())
         .data(Arc::clone(&state.catalog))

@@ -126,13 +126,6 @@ pub fn run(call: &Call<'_>, input: OrderInput) -> Result<OrderResult, StoreError
                 created_at: now(),
                 submitted_at: None,
             };
-            changes.push(Change::resolved(
-                "order",
-                "Order",
-                None,
-                &doc.id,
-                ChangeOperation::Added,
-            ));
             update(call, None, doc, input, changes)
         }
     }

@@ -74,6 +74,19 @@ fn save_or_roll_back(
 fn sync(call: &Call<'_>, input: PatientInput) -> Result<PatientResult, StoreError> {
     let d = input.demographic.clone().unwrap_or_default();
     let name = d.name.clone().unwrap_or_default();
+    // A name sent blank is wrong input, not a name left out: say so before matching.
+    let mut blank = Changes::default();
+    for (value, key, label) in [
+        (&name.first, "demographic.name.first", "First name"),
+        (&name.last, "demographic.name.last", "Last name"),
+    ] {
+        if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
+            blank.push(invalid(key, label, format!("{label} cannot be blank")));
+        }
+    }
+    if blank.blocked() {
+        return Ok(payload(call, None, blank));
+    }
     let first = name
         .first
         .as_deref()
