@@ -1,7 +1,8 @@
-//! A backend that keeps the network in step with its own records, using a
-//! machine token: upsert patients from a CSV by `externalId`, draft a
-//! prescription and an order for each row, then send every order whose
-//! prescriptions a prescriber has signed. Run twice, it creates nothing twice.
+//! A backend that keeps the network in step with its own records, using one
+//! machine token per run, on the Network API: sync patients from a CSV (the
+//! network matches them), draft a prescription and an order for each row with
+//! the row's id as `externalId`, then send every order whose prescriptions a
+//! prescriber has signed. Run twice, it creates nothing twice.
 //!
 //! Usage: `cargo run -p rxdesk-client --example backend_sync -- FILE.csv`
 //! with `RXDESK_AUTH_URL`, `RXDESK_API_URL`, `RXDESK_AUDIENCE`,
@@ -15,6 +16,7 @@
 
 use std::process::ExitCode;
 
+use rxdesk_client::network::documents::RequestSource;
 use rxdesk_client::{Client, Environment, sync};
 
 #[tokio::main]
@@ -44,8 +46,10 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let api = client.machine_api(credentials);
-    match sync::sync_csv(&api, file).await {
+    let network = client
+        .machine_network(client.machine_tokens(credentials))
+        .with_client("rxdesk-backend-sync", RequestSource::DirectApi);
+    match sync::sync_csv(&network, file).await {
         Ok(report) => {
             for rejected in &report.rejected {
                 eprintln!("{}: {rejected}", path.to_string_lossy());

@@ -1,24 +1,25 @@
 //! The backend sync behind `examples/backend_sync.rs`, as a library function so
-//! it is tested as it runs: read a CSV of patients and what to prescribe them,
-//! upsert each patient by `externalId`, draft a prescription and an order for
-//! each row, then send every one of those orders whose prescriptions a
-//! prescriber has signed. Every create carries an `externalId` derived from the
-//! row, so a second run creates nothing. A row that fails validation (ours or
-//! the server's) is reported with its line number and field, and the others go
-//! on. Nothing here logs row contents.
+//! it is tested as it runs, on the Network API: read a CSV of patients and what
+//! to prescribe them; for each row sync the patient (the network matches by name
+//! and date of birth; an ambiguity is reported by line, never guessed), draft the
+//! prescription and the order with the row's id as their `externalId` (so a second
+//! run creates nothing), then send every order whose prescriptions a prescriber
+//! has signed. A row that fails validation (ours or the network's) is reported
+//! with its line number and column, and the others go on. Nothing here logs row
+//! contents.
 
 use std::collections::HashMap;
 use std::io::Read;
 
 use serde::Deserialize;
 
-use crate::api::Api;
-use crate::api::types::{
-    Medication, NewOrder, NewPatient, NewPatientName, NewPrescription, Order, OrderFilter,
-    OrderState, PageRequest, Patient, PatientFilter, Prescription, PrescriptionFilter,
-    PrescriptionState, Sex,
-};
 use crate::error::ClientError;
+use crate::network::documents::{
+    Change, ChangeSeverity, Date, DispenseInput, HumanNameInput, OrderState,
+    PatientDemographicInput, PatientInput, PatientReferenceInput, PrescriptionInput,
+    PrescriptionSigningState, Sex, TreatmentReferenceInput,
+};
+use crate::network::{Network, Outcome};
 
 /// The CSV's columns, in order.
 pub const COLUMNS: [&str; 12] = [
@@ -98,16 +99,20 @@ struct Row {
 
 /// A row checked and ready to send.
 struct Checked {
-    patient: NewPatient,
+    external_id: String,
+    patient: PatientInput,
     medication: String,
     quantity: f64,
     unit: String,
-    days_supply: i64,
+    days_supply: i32,
     instructions: String,
 }
 
-/// Runs the sync over `csv` with `api` (a machine token's, typically).
-pub async fn sync_csv(api: &Api, csv: impl Read) -> Result<SyncReport, SyncError> {
+/// A row the network did not take: the column at fault and why.
+type Rejection = (String, String);
+
+/// Runs the sync over `csv` with `network` (a machine token's, typically).
+pub async fn sync_csv(network: &Network, csv: impl Read) -> Result<SyncReport, SyncError> {
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
         .from_reader(csv);
@@ -121,8 +126,8 @@ pub async fn sync_csv(api: &Api, csv: impl Read) -> Result<SyncReport, SyncError
         }
     }
     let mut report = SyncReport::default();
-    let mut medications: HashMap<String, Result<Medication, String>> = HashMap::new();
-    let mut orders: Vec<Order> = Vec::new();
+    let mut medications: HashMap<String, Result<String, String>> = HashMap::new();
+    let mut orders: Vec<(u64, String)> = Vec::new();
     for record in reader.records() {
         let record = match record {
             Ok(record) => record,
@@ -151,226 +156,237 @@ pub async fn sync_csv(api: &Api, csv: impl Read) -> Result<SyncReport, SyncError
             },
         };
         let line = record.position().map_or(0, csv::Position::line);
+        let reject = |report: &mut SyncReport, field: &str, message: String| {
+            report.rejected.push(RowError {
+                line,
+                field: field.to_owned(),
+                message,
+            });
+        };
         let row: Row = match record.deserialize(Some(&headers)) {
             Ok(row) => row,
             Err(e) => {
-                report.rejected.push(RowError {
-                    line,
-                    field: "row".to_owned(),
-                    message: e.to_string(),
-                });
+                reject(&mut report, "row", e.to_string());
                 continue;
             }
         };
         let checked = match check(row) {
             Ok(c) => c,
             Err((field, message)) => {
-                report.rejected.push(RowError {
-                    line,
-                    field: field.to_owned(),
-                    message,
-                });
+                reject(&mut report, field, message);
                 continue;
             }
         };
-        let medication = match medications.get(&checked.medication.to_lowercase()) {
+        let key = checked.medication.to_lowercase();
+        let medication = match medications.get(&key) {
             Some(found) => found.clone(),
             None => {
-                let found = find_medication(api, &checked.medication).await?;
-                medications.insert(checked.medication.to_lowercase(), found.clone());
+                let found = find_medication(network, &checked.medication).await?;
+                medications.insert(key, found.clone());
                 found
             }
         };
         let medication = match medication {
-            Ok(m) => m,
+            Ok(id) => id,
             Err(message) => {
-                report.rejected.push(RowError {
-                    line,
-                    field: "medication".to_owned(),
-                    message,
-                });
+                reject(&mut report, "medication", message);
                 continue;
             }
         };
-        match sync_row(api, &checked, &medication, &mut report).await {
-            Ok(order) => orders.push(order),
-            Err(ClientError::Invalid { field, message, .. }) => report.rejected.push(RowError {
-                line,
-                field: field.as_deref().map_or("row", column_of).to_owned(),
-                message,
-            }),
-            Err(ClientError::NotFound { message }) => report.rejected.push(RowError {
-                line,
-                field: "row".to_owned(),
-                message,
-            }),
-            Err(other) => return Err(other.into()),
+        match sync_row(network, &checked, &medication, &mut report).await? {
+            Ok(order_id) => orders.push((line, order_id)),
+            Err((field, message)) => reject(&mut report, &field, message),
         }
     }
-    for order in orders {
-        if order.state == OrderState::Draft
-            && !order.fills.is_empty()
+    for (line, order_id) in orders {
+        let Some(order) = network.get_order(&order_id).await?.into_record() else {
+            continue;
+        };
+        let signed = !order.prescriptions.is_empty()
             && order
-                .fills
+                .prescriptions
                 .iter()
-                .all(|f| f.prescription.state == PrescriptionState::Active)
-        {
-            api.send_order(&order.id).await?;
-            report.orders_sent += 1;
+                .all(|p| p.signing.state == PrescriptionSigningState::Signed);
+        if order.state != OrderState::Draft || !signed {
+            continue;
+        }
+        let sent = network.send_order(&order_id).await?;
+        match first_blocking(sent.unapplied()) {
+            None => report.orders_sent += 1,
+            Some((field, message)) => report.rejected.push(RowError {
+                line,
+                field,
+                message,
+            }),
         }
     }
     Ok(report)
 }
 
-/// Upserts the row's patient, prescription and order; returns the order.
+/// The first blocking change, as the CSV column it is about and why.
+fn first_blocking(unapplied: &[Change]) -> Option<Rejection> {
+    unapplied
+        .iter()
+        .find(|c| c.severity == ChangeSeverity::Blocking)
+        .map(|c| {
+            (
+                column_of(&c.key).to_owned(),
+                c.reason
+                    .clone()
+                    .unwrap_or_else(|| format!("{} was not accepted", c.label)),
+            )
+        })
+}
+
+/// True when the call saved something new (a creation answers applied changes;
+/// a retry of a known `externalId` answers the record as it was).
+fn created<T, C>(outcome: &Outcome<T, C>) -> bool {
+    matches!(outcome, Outcome::Record { applied, .. } if !applied.is_empty())
+}
+
+/// Syncs the row's patient, prescription and order; the order's id, or why the
+/// network did not take the row.
 async fn sync_row(
-    api: &Api,
+    network: &Network,
     row: &Checked,
-    medication: &Medication,
+    medication_id: &str,
     report: &mut SyncReport,
-) -> Result<Order, ClientError> {
-    let external_id = row.patient.external_id.clone().unwrap_or_default();
-    let mut created = false;
-    let patient = match existing_patient(api, &external_id).await? {
-        Some(p) => p,
-        None => {
-            let p = api.create_patient(&row.patient).await?;
-            created = true;
-            report.patients_created += 1;
-            p
+) -> Result<Result<String, Rejection>, ClientError> {
+    let patient = network.sync_patient(row.patient.clone()).await?;
+    let patient_created = patient
+        .record()
+        .is_some_and(|_| matches!(&patient, Outcome::Record { applied, .. } if applied.iter().any(|c| c.key == "demographic.name.first")));
+    let patient_id = match patient {
+        Outcome::Ambiguous { candidates, .. } => {
+            return Ok(Err((
+                "row".to_owned(),
+                format!(
+                    "{} patients on the network could be this one: resolve it by hand",
+                    candidates.len()
+                ),
+            )));
+        }
+        Outcome::Record {
+            record: Some(p), ..
+        } => p.id.into_inner(),
+        Outcome::Record { unapplied, .. } => {
+            return Ok(Err(first_blocking(&unapplied).unwrap_or_else(|| {
+                ("row".to_owned(), "the patient was not saved".to_owned())
+            })));
         }
     };
-    let rx_external_id = format!("{external_id}/rx/{}", medication.id);
-    let prescription = match existing_prescription(api, &patient.id, &rx_external_id).await? {
-        Some(p) => p,
-        None => {
-            let p = api
-                .create_prescription(&NewPrescription {
-                    external_id: Some(rx_external_id.clone()),
-                    patient_id: patient.id.clone(),
-                    treatment_id: medication.id.clone(),
-                    dispense_as_written: None,
-                    dispense_quantity: row.quantity,
-                    dispense_unit: row.unit.clone(),
-                    fills_allowed: 1,
-                    days_supply: row.days_supply,
-                    instructions: row.instructions.clone(),
-                    notes: None,
-                    effective_date: None,
-                })
-                .await?;
-            created = true;
-            report.prescriptions_created += 1;
-            p
+    let prescription = network
+        .draft_prescription(PrescriptionInput {
+            external_id: Some(row.external_id.clone()),
+            patient: Some(PatientReferenceInput {
+                id: Some(cynic::Id::new(&patient_id)),
+            }),
+            treatment: Some(TreatmentReferenceInput {
+                id: Some(cynic::Id::new(medication_id)),
+                ..Default::default()
+            }),
+            instructions: Some(row.instructions.clone()),
+            dispense: Some(DispenseInput {
+                quantity: Some(row.quantity),
+                unit: Some(row.unit.clone()),
+                days_supply: Some(row.days_supply),
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+        .await?;
+    let prescription_created = created(&prescription);
+    let prescription_id = match prescription {
+        Outcome::Record {
+            record: Some(p), ..
+        } => p.id.into_inner(),
+        Outcome::Record { unapplied, .. } => {
+            return Ok(Err(first_blocking(&unapplied).unwrap_or_else(|| {
+                (
+                    "row".to_owned(),
+                    "the prescription was not saved".to_owned(),
+                )
+            })));
+        }
+        Outcome::Ambiguous { .. } => {
+            return Ok(Err((
+                "row".to_owned(),
+                "the patient has several drafts in progress".to_owned(),
+            )));
         }
     };
-    let order_external_id = format!("{external_id}/order/{}", medication.id);
-    let order = match existing_order(api, &patient.id, &order_external_id).await? {
-        Some(o) => o,
-        None => {
-            let o = api
-                .create_order(&NewOrder {
-                    external_id: Some(order_external_id),
-                    patient_id: patient.id.clone(),
-                    prescription_ids: vec![prescription.id.clone()],
-                    pharmacy_id: None,
-                    address: None,
-                })
-                .await?;
-            created = true;
-            report.orders_created += 1;
-            o
+    let order = network
+        .draft_order(
+            &patient_id,
+            &[prescription_id],
+            Some(row.external_id.clone()),
+        )
+        .await?;
+    let order_created = created(&order);
+    let order_id = match order {
+        Outcome::Record {
+            record: Some(o), ..
+        } => o.id.into_inner(),
+        Outcome::Record { unapplied, .. } => {
+            return Ok(Err(first_blocking(&unapplied).unwrap_or_else(|| {
+                ("row".to_owned(), "the order was not saved".to_owned())
+            })));
+        }
+        Outcome::Ambiguous { .. } => {
+            return Ok(Err((
+                "row".to_owned(),
+                "the patient has several draft orders".to_owned(),
+            )));
         }
     };
-    if !created {
+    report.patients_created += usize::from(patient_created);
+    report.prescriptions_created += usize::from(prescription_created);
+    report.orders_created += usize::from(order_created);
+    if !(patient_created || prescription_created || order_created) {
         report.rows_unchanged += 1;
     }
-    Ok(order)
+    Ok(Ok(order_id))
 }
 
-async fn existing_patient(api: &Api, external_id: &str) -> Result<Option<Patient>, ClientError> {
-    let filter = PatientFilter {
-        external_id: Some(external_id.to_owned()),
-        ..PatientFilter::default()
-    };
-    let page = api.patients(&filter, &PageRequest::first(1)).await?;
-    Ok(page
-        .items
-        .into_iter()
-        .find(|p| p.external_id.as_deref() == Some(external_id)))
-}
-
-async fn existing_prescription(
-    api: &Api,
-    patient_id: &str,
-    external_id: &str,
-) -> Result<Option<Prescription>, ClientError> {
-    let filter = PrescriptionFilter {
-        patient_id: Some(patient_id.to_owned()),
-        state: None,
-    };
-    Ok(api
-        .all_prescriptions(&filter)
-        .await?
-        .into_iter()
-        .find(|p| p.external_id.as_deref() == Some(external_id)))
-}
-
-async fn existing_order(
-    api: &Api,
-    patient_id: &str,
-    external_id: &str,
-) -> Result<Option<Order>, ClientError> {
-    let filter = OrderFilter {
-        patient_id: Some(patient_id.to_owned()),
-        state: None,
-    };
-    Ok(api
-        .all_orders(&filter)
-        .await?
-        .into_iter()
-        .find(|o| o.external_id.as_deref() == Some(external_id)))
-}
-
-/// The catalog entry a CSV `medication` names: `name`, `name strength` or
-/// `name strength form` (case-insensitive), or an id. A bare name shared by
-/// several strengths is ambiguous. Searches by ever shorter word prefixes, since
-/// the catalog search matches names only.
+/// The catalog id of the medication a row names: the single exact match, or the
+/// only entry that fits; several are reported, never guessed.
 async fn find_medication(
-    api: &Api,
+    network: &Network,
     wanted: &str,
-) -> Result<Result<Medication, String>, ClientError> {
-    let wanted_lc = wanted.to_lowercase();
-    let words: Vec<&str> = wanted.split_whitespace().collect();
-    for n in (1..=words.len()).rev() {
-        let query = words[..n].join(" ");
-        let found = api.medications(&query, Some(100)).await?;
-        if let Some(m) = found.iter().find(|m| {
-            m.id.eq_ignore_ascii_case(wanted)
-                || format!("{} {} {}", m.name, m.strength, m.form).to_lowercase() == wanted_lc
-                || format!("{} {}", m.name, m.strength).to_lowercase() == wanted_lc
-        }) {
-            return Ok(Ok(m.clone()));
+) -> Result<Result<String, String>, ClientError> {
+    let choices = network
+        .look_up_drug(TreatmentReferenceInput {
+            name: Some(wanted.to_owned()),
+            ..Default::default()
+        })
+        .await?;
+    let exact: Vec<_> = choices.iter().filter(|c| c.exact).collect();
+    let chosen = match (exact.as_slice(), choices.as_slice()) {
+        ([one], _) => one.value.clone(),
+        ([], [one]) => one.value.clone(),
+        (_, []) => return Ok(Err("not found in the network's catalog".to_owned())),
+        _ => {
+            return Ok(Err(format!(
+                "{} catalog entries fit; write one in full, e.g. \"{}\"",
+                choices.len(),
+                choices[0].display_name
+            )));
         }
-        let by_name: Vec<&Medication> = found
-            .iter()
-            .filter(|m| m.name.to_lowercase() == wanted_lc)
-            .collect();
-        match by_name.as_slice() {
-            [only] => return Ok(Ok((*only).clone())),
-            [first, ..] => {
-                return Ok(Err(format!(
-                    "{} catalog entries are named so; add the strength and form, e.g. \"{} {} {}\"",
-                    by_name.len(),
-                    first.name,
-                    first.strength,
-                    first.form
-                )));
-            }
-            [] => {}
-        }
+    };
+    Ok(chosen.ok_or_else(|| "the network's option names no id".to_owned()))
+}
+
+/// A North American number written with punctuation, or E.164 as it is.
+fn e164(phone: &str) -> Option<String> {
+    if phone.starts_with('+') {
+        return Some(phone.to_owned());
     }
-    Ok(Err("not found in the medication catalog".to_owned()))
+    let digits: String = phone.chars().filter(char::is_ascii_digit).collect();
+    match digits.len() {
+        10 => Some(format!("+1{digits}")),
+        11 if digits.starts_with('1') => Some(format!("+{digits}")),
+        _ => None,
+    }
 }
 
 /// Checks one row; on failure, the column at fault and why.
@@ -397,6 +413,13 @@ fn check(row: Row) -> Result<Checked, (&'static str, String)> {
     if !row.email.is_empty() && !row.email.contains('@') {
         return Err(("email", "is not an email address".to_owned()));
     }
+    let phone = match row.phone.as_str() {
+        "" => None,
+        written => Some(e164(written).ok_or((
+            "phone",
+            "must be a phone number (+ and country code, or 10 digits)".to_owned(),
+        ))?),
+    };
     required("medication", &row.medication)?;
     let quantity: f64 = row
         .quantity
@@ -405,26 +428,34 @@ fn check(row: Row) -> Result<Checked, (&'static str, String)> {
         .filter(|q: &f64| q.is_finite() && *q > 0.0)
         .ok_or(("quantity", "must be a number above zero".to_owned()))?;
     required("unit", &row.unit)?;
-    let days_supply: i64 = row.days_supply.parse().ok().filter(|d| *d > 0).ok_or((
-        "days_supply",
-        "must be a whole number of days above zero".to_owned(),
-    ))?;
+    let days_supply: i32 = row
+        .days_supply
+        .parse()
+        .ok()
+        .filter(|d| (1..=365).contains(d))
+        .ok_or((
+            "days_supply",
+            "must be a whole number of days from 1 to 365".to_owned(),
+        ))?;
     required("instructions", &row.instructions)?;
     let optional = |v: String| if v.is_empty() { None } else { Some(v) };
     Ok(Checked {
-        patient: NewPatient {
-            external_id: Some(row.external_id),
-            name: NewPatientName {
-                first: row.first_name,
-                middle: None,
-                last: row.last_name,
-            },
-            date_of_birth: row.date_of_birth,
-            sex,
-            gender: None,
-            email: optional(row.email),
-            phone: optional(row.phone),
-            address: None,
+        external_id: row.external_id,
+        patient: PatientInput {
+            id: None,
+            demographic: Some(PatientDemographicInput {
+                name: Some(HumanNameInput {
+                    first: Some(row.first_name),
+                    last: Some(row.last_name),
+                    ..Default::default()
+                }),
+                date_of_birth: Some(Date(row.date_of_birth)),
+                sex: Some(sex),
+                email: optional(row.email),
+                phone,
+                ..Default::default()
+            }),
+            clinical: None,
         },
         medication: row.medication,
         quantity,
@@ -448,22 +479,21 @@ fn is_date(text: &str) -> bool {
         && matches!(d.parse::<u8>(), Ok(1..=31))
 }
 
-/// The CSV column behind a server-side input field name.
-fn column_of(field: &str) -> &str {
-    match field.rsplit('.').next().unwrap_or(field) {
-        "externalId" => "external_id",
-        "first" => "first_name",
-        "last" => "last_name",
-        "dateOfBirth" => "date_of_birth",
-        "sex" => "sex",
-        "phone" => "phone",
-        "email" => "email",
-        "treatmentId" => "medication",
-        "dispenseQuantity" => "quantity",
-        "dispenseUnit" => "unit",
-        "daysSupply" => "days_supply",
+/// The CSV column behind a Network API change key (`demographic.phone`, …).
+fn column_of(key: &str) -> &str {
+    match key {
+        "demographic.name.first" => "first_name",
+        "demographic.name.last" => "last_name",
+        "demographic.dateOfBirth" => "date_of_birth",
+        "demographic.sex" => "sex",
+        "demographic.phone" | "state" => "phone",
+        "demographic.email" => "email",
+        "treatment" => "medication",
+        "dispense.quantity" => "quantity",
+        "dispense.unit" => "unit",
+        "dispense.daysSupply" => "days_supply",
         "instructions" => "instructions",
-        _ => field,
+        _ => "row",
     }
 }
 
@@ -493,8 +523,31 @@ mod tests {
     fn a_good_row_passes() {
         let checked = check(row()).unwrap();
 
-        assert_eq!(checked.patient.sex, Sex::Female);
-        assert_eq!(checked.patient.phone, None);
+        let demographic = checked.patient.demographic.unwrap();
+        assert_eq!(demographic.sex, Some(Sex::Female));
+        assert_eq!(demographic.phone, None);
+    }
+
+    #[test]
+    fn a_written_phone_becomes_e164() {
+        let written = Row {
+            phone: "503-555-0110".into(),
+            ..row()
+        };
+
+        let demographic = check(written).unwrap().patient.demographic.unwrap();
+
+        assert_eq!(demographic.phone.as_deref(), Some("+15035550110"));
+    }
+
+    #[test]
+    fn a_phone_that_is_no_number_names_its_column() {
+        let bad = Row {
+            phone: "call me".into(),
+            ..row()
+        };
+
+        assert_eq!(check(bad).err().unwrap().0, "phone");
     }
 
     #[test]
@@ -518,8 +571,9 @@ mod tests {
     }
 
     #[test]
-    fn server_fields_map_to_csv_columns() {
-        assert_eq!(column_of("input.dateOfBirth"), "date_of_birth");
-        assert_eq!(column_of("name.first"), "first_name");
+    fn network_change_keys_map_to_csv_columns() {
+        assert_eq!(column_of("demographic.dateOfBirth"), "date_of_birth");
+        assert_eq!(column_of("demographic.name.first"), "first_name");
+        assert_eq!(column_of("clinical.notes"), "row");
     }
 }

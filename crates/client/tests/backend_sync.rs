@@ -1,13 +1,14 @@
-//! The backend example's sync against a sandbox: run twice, the second run
-//! creates nothing; a bad row is reported with its line and field while the
+//! The backend example's sync on the Network API against a sandbox: run twice,
+//! the second run creates nothing; a bad row is reported with its line and field while the
 //! others go on; orders go out once a prescriber has signed. The last test runs
 //! the example's binary itself (built by `cargo test` with the other targets).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 
+use rxdesk_client::network::documents::PrescriptionInput;
+use rxdesk_client::network::{Network, PatientSearch};
 use rxdesk_client::sync::{RowError, sync_csv};
-use rxdesk_client::types::{OrderFilter, OrderState, PatientFilter, PrescriptionFilter};
 use support::*;
 
 const HEADER: &str = "external_id,first_name,last_name,date_of_birth,sex,phone,email,medication,quantity,unit,days_supply,instructions\n";
@@ -25,13 +26,17 @@ fn csv() -> String {
     format!("{HEADER}{GOOD_ROWS}{BAD_ROWS}")
 }
 
+fn network_of(client: &rxdesk_client::Client) -> Network {
+    client.machine_network(client.machine_tokens(maple_backend()))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_run_creates_nothing() {
     let sandbox = sandbox().await;
-    let api = client_for(sandbox.url()).machine_api(maple_backend());
-    let first = sync_csv(&api, csv().as_bytes()).await.unwrap();
+    let network = network_of(&client_for(sandbox.url()));
+    let first = sync_csv(&network, csv().as_bytes()).await.unwrap();
 
-    let second = sync_csv(&api, csv().as_bytes()).await.unwrap();
+    let second = sync_csv(&network, csv().as_bytes()).await.unwrap();
 
     assert_eq!(
         (
@@ -39,36 +44,27 @@ async fn a_second_run_creates_nothing() {
             first.prescriptions_created,
             first.orders_created
         ),
-        (2, 2, 2)
+        (2, 2, 2),
+        "{first:?}"
     );
     assert_eq!(second.created(), 0, "{second:?}");
     assert_eq!(second.rows_unchanged, 2);
-    assert_eq!(
-        api.all_patients(&PatientFilter::default())
-            .await
-            .unwrap()
-            .len(),
-        2
-    );
-    assert_eq!(
-        api.all_prescriptions(&PrescriptionFilter::default())
-            .await
-            .unwrap()
-            .len(),
-        2
-    );
-    assert_eq!(
-        api.all_orders(&OrderFilter::default()).await.unwrap().len(),
-        2
-    );
+    let vances = network
+        .find_patients(&PatientSearch {
+            last: Some("Vance".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(vances.len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_rows_are_reported_with_line_and_field_and_the_others_go_on() {
     let sandbox = sandbox().await;
-    let api = client_for(sandbox.url()).machine_api(maple_backend());
+    let network = network_of(&client_for(sandbox.url()));
 
-    let report = sync_csv(&api, csv().as_bytes()).await.unwrap();
+    let report = sync_csv(&network, csv().as_bytes()).await.unwrap();
 
     let at: Vec<(u64, &str)> = report
         .rejected
@@ -87,38 +83,27 @@ async fn bad_rows_are_reported_with_line_and_field_and_the_others_go_on() {
 async fn orders_are_sent_once_a_prescriber_has_signed() {
     let sandbox = sandbox().await;
     let client = client_for(sandbox.url());
-    let api = client.machine_api(maple_backend());
-    let first = sync_csv(&api, csv().as_bytes()).await.unwrap();
-    let ada = client.api(&sign_in(&client, ADA, Some(MAPLE)).await);
-    let harriet = api
-        .all_patients(&PatientFilter {
+    let network = network_of(&client);
+    let first = sync_csv(&network, csv().as_bytes()).await.unwrap();
+    let ada = client.network(&sign_in(&client, ADA, Some(MAPLE)).await);
+    // Drafting again with the row's externalId answers the row's prescription.
+    let harriet_rx = network
+        .draft_prescription(PrescriptionInput {
             external_id: Some("crm-001".into()),
-            ..PatientFilter::default()
+            ..Default::default()
         })
         .await
         .unwrap()
-        .remove(0);
-    let drafts = ada
-        .all_prescriptions(&PrescriptionFilter {
-            patient_id: Some(harriet.id.clone()),
-            state: None,
-        })
+        .into_record()
+        .unwrap();
+    ada.sign_prescription(harriet_rx.id.inner(), &harriet_rx.signing.content_hash)
         .await
         .unwrap();
-    ada.sign_prescription(&drafts[0].id).await.unwrap();
 
-    let second = sync_csv(&api, csv().as_bytes()).await.unwrap();
+    let second = sync_csv(&network, csv().as_bytes()).await.unwrap();
 
     assert_eq!(first.orders_sent, 0);
-    assert_eq!((second.orders_sent, second.created()), (1, 0));
-    let orders = api
-        .all_orders(&OrderFilter {
-            patient_id: Some(harriet.id),
-            state: None,
-        })
-        .await
-        .unwrap();
-    assert_ne!(orders[0].state, OrderState::Draft);
+    assert_eq!((second.orders_sent, second.created()), (1, 0), "{second:?}");
 }
 
 /// `target/…/examples/backend_sync`, next to this test's own binary in `deps/`.
@@ -137,13 +122,14 @@ fn example_binary() -> std::path::PathBuf {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_example_run_twice_creates_nothing_twice() {
+async fn the_example_run_twice_creates_nothing_twice_with_one_token_per_run() {
     let sandbox = sandbox().await;
+    let proxy = Proxy::start(sandbox.url()).await;
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("patients.csv");
     std::fs::write(&file, format!("{HEADER}{GOOD_ROWS}")).unwrap();
     let binary = example_binary();
-    let url = sandbox.url().to_string();
+    let url = proxy.url.to_string();
     let run = move || {
         let output = std::process::Command::new(&binary)
             .arg(&file)
@@ -165,6 +151,7 @@ async fn the_example_run_twice_creates_nothing_twice() {
         .await
         .unwrap();
 
+    assert_eq!(proxy.count("/oauth/token"), 2, "one machine token per run");
     assert!(first.0, "first run failed: {}", first.2);
     assert!(first.1.contains("patients created: 2"), "{}", first.1);
     assert!(second.0, "second run failed: {}", second.2);

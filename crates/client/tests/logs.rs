@@ -114,3 +114,81 @@ async fn a_full_journey_logs_neither_tokens_nor_patient_data() {
         );
     }
 }
+
+#[tokio::test]
+async fn network_api_calls_log_neither_tokens_nor_patient_data() {
+    use rxdesk_client::network::Outcome;
+    use rxdesk_client::network::documents::*;
+
+    let logs = LogCapture::default();
+    let _guard = logs.install();
+    let sandbox = sandbox().await;
+    let client = client_for(sandbox.url());
+    let session = sign_in(&client, ADA, Some(MAPLE)).await;
+    let network = client.network(&session);
+
+    let patient = network
+        .sync_patient(PatientInput {
+            demographic: Some(PatientDemographicInput {
+                name: Some(HumanNameInput {
+                    first: Some("Zebediah".into()),
+                    last: Some("Quincetree".into()),
+                    ..Default::default()
+                }),
+                date_of_birth: Some(Date("1966-07-19".into())),
+                sex: Some(Sex::Male),
+                phone: Some("+15035550177".into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let Outcome::Record {
+        record: Some(patient),
+        ..
+    } = patient
+    else {
+        panic!("not added")
+    };
+    let draft = network
+        .draft_prescription(PrescriptionInput {
+            patient: Some(PatientReferenceInput {
+                id: Some(patient.id.clone()),
+            }),
+            treatment: Some(TreatmentReferenceInput {
+                id: Some(cynic::Id::new("med_azithromycin_250_tab")),
+                ..Default::default()
+            }),
+            instructions: Some("Swallow with moonlit water".into()),
+            dispense: Some(DispenseInput {
+                quantity: Some(6.0),
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_record()
+        .unwrap();
+    network
+        .sign_prescription(draft.id.inner(), &draft.signing.content_hash)
+        .await
+        .unwrap();
+    let text = logs.text();
+
+    assert!(
+        text.contains("op=\"sync_patient\"") && text.contains("op=\"sign_prescription\""),
+        "{text}"
+    );
+    for secret in [
+        session.access_token().expose(),
+        "Zebediah",
+        "Quincetree",
+        "1966-07-19",
+        "5035550177",
+        "moonlit",
+    ] {
+        assert!(!text.contains(secret), "`{secret}` is in the logs");
+    }
+}
