@@ -63,6 +63,8 @@ pub struct Environment {
     audience: String,
     client_id: String,
     callback_port: Option<u16>,
+    /// Sign-in refuses an authorization response without `iss` (RFC 9207).
+    require_issuer: bool,
 }
 
 /// The TOML file's shape. `client_secret` is read only to refuse it.
@@ -74,6 +76,8 @@ struct EnvironmentFile {
     audience: String,
     client_id: String,
     callback_port: Option<u16>,
+    #[serde(default)]
+    require_issuer: bool,
     client_secret: Option<toml::Value>,
 }
 
@@ -94,18 +98,38 @@ impl Environment {
             audience,
             client_id,
             callback_port: None,
+            require_issuer: false,
         })
     }
 
     /// The local sandbox at `url` with its defaults: audience `rxdesk-sandbox`,
     /// Application `rxdesk-desktop`.
     pub fn sandbox(url: &Url) -> Result<Self, EnvironmentError> {
-        Self::new(
+        Ok(Self::new(
             url.as_str(),
             url.as_str(),
             "rxdesk-sandbox",
             "rxdesk-desktop",
-        )
+        )?
+        .with_required_issuer(true))
+    }
+
+    /// The same environment, refusing (or not) an authorization response that
+    /// does not name its issuer (`iss`, RFC 9207). A response naming another
+    /// issuer is always refused.
+    pub fn with_required_issuer(mut self, required: bool) -> Self {
+        self.require_issuer = required;
+        self
+    }
+
+    /// The authorization server's issuer: `auth_url` without its trailing slash.
+    pub fn issuer(&self) -> &str {
+        self.auth_url.as_str().trim_end_matches('/')
+    }
+
+    /// True when sign-in refuses an authorization response without `iss`.
+    pub fn requires_issuer(&self) -> bool {
+        self.require_issuer
     }
 
     /// One of the network vendor's own networks, needing only the organization's
@@ -154,7 +178,8 @@ impl Environment {
         }
         Ok(
             Self::new(&file.auth_url, &file.api_url, file.audience, file.client_id)?
-                .with_callback_port(file.callback_port),
+                .with_callback_port(file.callback_port)
+                .with_required_issuer(file.require_issuer),
         )
     }
 

@@ -25,8 +25,13 @@ const READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// What the wait ended with.
 #[derive(Debug)]
 pub(crate) enum Ended {
-    /// A callback with the right `state` and a `code`; answer it with [`Responder`].
-    Code(String, Responder),
+    /// A callback with the right `state` and a `code` (and the `iss` it named,
+    /// if any); answer it with [`Responder`].
+    Code {
+        code: String,
+        issuer: Option<String>,
+        responder: Responder,
+    },
     /// A callback with the right `state` and an `error` (already answered).
     Error {
         error: String,
@@ -107,7 +112,13 @@ impl Listener {
                 },
                 Some((request, stream)) = rx.recv() => {
                     match route(&request, state) {
-                        Route::Code(code) => return Ended::Code(code, Responder { stream }),
+                        Route::Code { code, issuer } => {
+                            return Ended::Code {
+                                code,
+                                issuer,
+                                responder: Responder { stream },
+                            };
+                        }
                         Route::Error { error, description } => {
                             let page = error_page(&error, description.as_deref());
                             let _ = Responder { stream }.send(400, "Bad Request", &page).await;
@@ -213,7 +224,10 @@ fn parse_request_line(head: &[u8]) -> Option<Request> {
 /// What to do with one request.
 #[derive(Debug, PartialEq, Eq)]
 enum Route {
-    Code(String),
+    Code {
+        code: String,
+        issuer: Option<String>,
+    },
     Error {
         error: String,
         description: Option<String>,
@@ -248,8 +262,10 @@ fn route(request: &Request, expected_state: &str) -> Route {
     let mut state = None;
     let mut error = None;
     let mut description = None;
+    let mut issuer = None;
     for (key, value) in url::form_urlencoded::parse(query.as_bytes()) {
         match key.as_ref() {
+            "iss" => issuer = Some(value.into_owned()),
             "code" => code = Some(value.into_owned()),
             "state" => state = Some(value.into_owned()),
             "error" => error = Some(value.into_owned()),
@@ -272,7 +288,7 @@ fn route(request: &Request, expected_state: &str) -> Route {
     }
     match (code, error) {
         (_, Some(error)) => Route::Error { error, description },
-        (Some(code), None) if !code.is_empty() => Route::Code(code),
+        (Some(code), None) if !code.is_empty() => Route::Code { code, issuer },
         _ => Route::Reply {
             status: 400,
             reason: "Bad Request",
@@ -389,7 +405,10 @@ mod tests {
     fn the_code_with_the_right_state_is_accepted() {
         assert_eq!(
             route(&get("/callback?code=abc&state=s"), "s"),
-            Route::Code("abc".into())
+            Route::Code {
+                code: "abc".into(),
+                issuer: None
+            }
         );
     }
 

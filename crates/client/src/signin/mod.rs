@@ -254,13 +254,22 @@ impl PendingSignIn {
             Ended::Error { error, description } => {
                 Err(SignInError::Authorization { error, description })
             }
-            Ended::Code(code, responder) => {
-                let session = exchange(&client, redirect_uri, code, verifier).await;
+            Ended::Code {
+                code,
+                issuer,
+                responder,
+            } => {
+                let session = match issuer_problem(client.environment(), issuer.as_deref()) {
+                    Some(problem) => Err(problem),
+                    None => exchange(&client, redirect_uri, code, verifier)
+                        .await
+                        .map_err(SignInError::from),
+                };
                 match &session {
                     Ok(_) => responder.signed_in().await,
                     Err(e) => responder.failed(&e.to_string()).await,
                 }
-                session.map_err(SignInError::from)
+                session
             }
         };
         let outcome = match &result {
@@ -313,4 +322,60 @@ async fn exchange(
     );
     let me = api.me().await?;
     Ok(Session::from_sign_in(&token, me))
+}
+
+/// Mix-up defence (RFC 9207): an authorization response naming another issuer is
+/// refused, and one naming none when the environment requires it. The code is
+/// then never sent anywhere.
+fn issuer_problem(environment: &crate::Environment, issuer: Option<&str>) -> Option<SignInError> {
+    match issuer {
+        Some(named) if named.trim_end_matches('/') != environment.issuer() => Some(SignInError::Authorization {
+            error: "issuer_mismatch".to_owned(),
+            description: Some(format!(
+                "the sign-in answer came from {named}, not from {} (an authorization server mix-up): it was refused",
+                environment.issuer()
+            )),
+        }),
+        None if environment.requires_issuer() => Some(SignInError::Authorization {
+            error: "issuer_missing".to_owned(),
+            description: Some("the sign-in answer did not name its authorization server, which this network requires: it was refused".to_owned()),
+        }),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod issuer_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn environment() -> crate::Environment {
+        crate::Environment::new(
+            "https://auth.example.org",
+            "https://api.example.org",
+            "aud",
+            "app",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn an_answer_from_another_issuer_is_refused() {
+        let problem = issuer_problem(&environment(), Some("https://evil.example.org"));
+
+        assert!(
+            matches!(problem, Some(SignInError::Authorization { ref error, .. }) if error == "issuer_mismatch")
+        );
+    }
+
+    #[test]
+    fn an_answer_from_the_environments_issuer_is_accepted() {
+        assert!(issuer_problem(&environment(), Some("https://auth.example.org")).is_none());
+    }
+
+    #[test]
+    fn a_missing_issuer_is_refused_only_where_required() {
+        assert!(issuer_problem(&environment(), None).is_none());
+        assert!(issuer_problem(&environment().with_required_issuer(true), None).is_some());
+    }
 }

@@ -80,6 +80,7 @@ pub(super) async fn start(
     let state_param = params.get("state").cloned();
     let back = |error: &str, description: &str| {
         redirect_with(
+            &state.issuer,
             redirect_uri,
             &[("error", error), ("error_description", description)],
             state_param.as_deref(),
@@ -236,6 +237,7 @@ pub(super) async fn login(
         (_, []) => {
             let _ = delete_pending(&state, &id_hash).await;
             return redirect_with(
+                &state.issuer,
                 &pending.redirect_uri,
                 &[
                     ("error", "access_denied"),
@@ -341,6 +343,7 @@ async fn finish(
     }
     tracing::info!(%user_id, %organization_id, client_id = %pending.client_id, "authorization code issued");
     redirect_with(
+        &state.issuer,
         &pending.redirect_uri,
         &[("code", &code)],
         pending.state.as_deref(),
@@ -351,6 +354,7 @@ async fn cancel(state: &AppState, id_hash: &str, pending: &PendingLogin) -> Resp
     let _ = delete_pending(state, id_hash).await;
     tracing::info!(client_id = %pending.client_id, "sign-in cancelled by the user");
     redirect_with(
+        &state.issuer,
         &pending.redirect_uri,
         &[
             ("error", "access_denied"),
@@ -419,8 +423,15 @@ fn locked_message(left: std::time::Duration) -> String {
     )
 }
 
-/// 303 to `redirect_uri` with `params` and `state` added to its query.
-fn redirect_with(redirect_uri: &str, params: &[(&str, &str)], state: Option<&str>) -> Response {
+/// 303 to `redirect_uri` with `params`, `state` and `iss` (RFC 9207: the
+/// application can tell which authorization server answered, against mix-up
+/// attacks) added to its query.
+fn redirect_with(
+    issuer: &str,
+    redirect_uri: &str,
+    params: &[(&str, &str)],
+    state: Option<&str>,
+) -> Response {
     let Ok(mut url) = Url::parse(redirect_uri) else {
         // Only URIs that parsed when they were allowed get here.
         return error_page("The redirect URI is not a valid URL.");
@@ -433,6 +444,7 @@ fn redirect_with(redirect_uri: &str, params: &[(&str, &str)], state: Option<&str
         if let Some(state) = state {
             query.append_pair("state", state);
         }
+        query.append_pair("iss", issuer);
     }
     (
         StatusCode::SEE_OTHER,

@@ -24,6 +24,7 @@ pub(super) async fn openid_configuration(State(state): State<AppState>) -> Json<
         "response_modes_supported": ["query"],
         "grant_types_supported": ["authorization_code", "client_credentials", "refresh_token"],
         "code_challenge_methods_supported": ["S256"],
+        "authorization_response_iss_parameter_supported": true,
         "token_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
         "revocation_endpoint_auth_methods_supported": ["none"],
         "scopes_supported": scopes,

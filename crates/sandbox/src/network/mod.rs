@@ -88,6 +88,9 @@ async fn graphql(
         Ok(parts) => parts,
         Err(response) => return *response,
     };
+    if let Some(refusal) = forbidden_text(&request) {
+        return crate::api::respond(async_graphql::Response::from_errors(vec![refusal]));
+    }
     if let Some(problem) = strict::problem(&request.query) {
         let error = async_graphql::ServerError::new(problem, None);
         return crate::api::respond(async_graphql::Response::from_errors(vec![error]));
@@ -101,6 +104,30 @@ async fn graphql(
 
 #[derive(Debug)]
 pub struct Query;
+
+/// A request whose variables or document hold a control or direction-override
+/// character, refused whole with the path of the first one (`INVALID_INPUT`).
+fn forbidden_text(request: &async_graphql::Request) -> Option<async_graphql::ServerError> {
+    use async_graphql::ErrorExtensions as _;
+    let variables = serde_json::to_value(&request.variables).unwrap_or_default();
+    let found = validate::forbidden_text(&variables, "variables").or_else(|| {
+        request
+            .query
+            .chars()
+            .find(|c| validate::is_forbidden_char(*c) && *c != '\r')
+            .map(|c| ("the document".to_owned(), c))
+    })?;
+    let (field, c) = found;
+    let message = format!(
+        "{field} holds the character U+{:04X}: control and text-direction characters are not allowed in any field",
+        u32::from(c)
+    );
+    let error = async_graphql::Error::new(message).extend_with(|_, ext| {
+        ext.set("code", crate::api::errors::codes::INVALID_INPUT);
+        ext.set("field", field.clone());
+    });
+    Some(error.into_server_error(async_graphql::Pos::default()))
+}
 
 #[Object]
 impl Query {
@@ -258,6 +285,7 @@ fn storage_fault_label(e: &StoreError) -> &'static str {
         StoreError::Migration(_) => "storage_migration",
         StoreError::Worker => "storage_worker",
         StoreError::Document(_) => "storage_document",
+        StoreError::File(_) => "storage_file",
     }
 }
 

@@ -43,9 +43,54 @@ pub fn date_of_birth_problem(date: time::Date) -> Option<&'static str> {
     }
 }
 
+/// A character no text field may hold: controls (but tab and newline) and the
+/// Unicode direction overrides and isolates, which can make a sig or a name read
+/// differently from what is stored.
+pub fn is_forbidden_char(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// The path of the first string in `value` holding a forbidden character, and
+/// that character (`$.patient.demographic.name.first`, U+202E).
+pub fn forbidden_text(value: &serde_json::Value, path: &str) -> Option<(String, char)> {
+    match value {
+        serde_json::Value::String(s) => s
+            .chars()
+            .find(|c| is_forbidden_char(*c))
+            .map(|c| (path.to_owned(), c)),
+        serde_json::Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| forbidden_text(v, &format!("{path}.{i}"))),
+        serde_json::Value::Object(fields) => fields
+            .iter()
+            .find_map(|(k, v)| forbidden_text(v, &format!("{path}.{k}"))),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn direction_overrides_and_controls_are_found_with_their_path() {
+        let value = serde_json::json!({ "patient": { "names": ["ok", "Ann\u{202E}rof"] } });
+
+        assert_eq!(
+            forbidden_text(&value, "$"),
+            Some(("$.patient.names.1".to_owned(), '\u{202E}'))
+        );
+        assert!(
+            forbidden_text(
+                &serde_json::json!({ "notes": "line one\nline two\ttab" }),
+                "$"
+            )
+            .is_none()
+        );
+        assert!(is_forbidden_char('\u{0007}'));
+    }
 
     #[test]
     fn phones_are_e164() {

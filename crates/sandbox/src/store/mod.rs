@@ -41,6 +41,9 @@ pub enum StoreError {
     Migration(#[from] rusqlite_migration::Error),
     #[error("database worker stopped unexpectedly")]
     Worker,
+    /// The database file could not be created with its permissions.
+    #[error("cannot prepare the database file: {0}")]
+    File(String),
     /// A stored document that does not read back (never caused by a client).
     #[error("stored document unreadable: {0}")]
     Document(String),
@@ -61,7 +64,11 @@ impl std::fmt::Debug for Db {
 impl Db {
     /// Opens (creating if needed) `dir/sandbox.db` in WAL mode and migrates it.
     pub fn open_file(dir: &Path) -> Result<Self, StoreError> {
-        let mut conn = Connection::open(dir.join("sandbox.db"))?;
+        let path = dir.join("sandbox.db");
+        // Created owner-only before SQLite opens it: SQLite gives its -wal and
+        // -shm files the database file's permissions.
+        private_file(&path).map_err(|e| StoreError::File(format!("{}: {e}", path.display())))?;
+        let mut conn = Connection::open(&path)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         Self::prepare(&mut conn)?;
@@ -105,6 +112,23 @@ impl Db {
         .await
         .map_err(|_| StoreError::Worker)?
     }
+}
+
+/// Creates `path` empty and owner-only (`0600` on Unix) unless it exists, and
+/// tightens an existing one.
+fn private_file(path: &Path) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+        options.mode(0o600);
+        options.open(path)?;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+    }
+    #[cfg(not(unix))]
+    options.open(path)?;
+    Ok(())
 }
 
 #[cfg(test)]
