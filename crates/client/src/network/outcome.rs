@@ -5,12 +5,11 @@
 //! option back into the input it came from.
 
 use super::documents::{
-    AmbiguousOrderMatch, AmbiguousPatientMatch, AmbiguousPrescriptionMatch, Change, ChangeOption,
-    ChangeSeverity, ChangeStatus, EntityMatchType, MatchReasonType, Order, OrderCandidate,
-    OrderInput, OrderPharmacyInput, OrderResult, Patient, PatientCandidate, PatientInput,
-    PatientRecordResult, PatientResult, PharmacyOffer, PharmacyReferenceInput, Prescription,
-    PrescriptionCandidate, PrescriptionInput, PrescriptionResult, TreatmentReferenceInput,
-    UnauthorizedError, UpstreamServiceError,
+    Change, ChangeOption, ChangeSeverity, ChangeStatus, EntityMatchType, MatchReasonType, Order,
+    OrderCandidate, OrderInput, OrderPharmacyInput, OrderResult, Patient, PatientCandidate,
+    PatientInput, PatientRecordResult, PatientResult, PharmacyOffer, PharmacyReferenceInput,
+    Prescription, PrescriptionCandidate, PrescriptionInput, PrescriptionResult,
+    TreatmentReferenceInput, UnauthorizedError, UpstreamServiceError,
 };
 use crate::error::ClientError;
 
@@ -291,57 +290,36 @@ pub(crate) fn patient_record(
     }
 }
 
-pub(crate) fn patient_outcome(
-    result: PatientResult,
-) -> Result<Outcome<Patient, PatientCandidate>, ClientError> {
-    match result {
-        PatientResult::PatientPayload(p) => Ok(Outcome::Record {
-            record: patient_record(p.patient)?,
-            applied: p.applied_changes,
-            unapplied: p.unapplied_changes,
-        }),
-        PatientResult::AmbiguousPatientMatch(AmbiguousPatientMatch { reason, candidates }) => {
-            Ok(Outcome::Ambiguous { reason, candidates })
+/// One decoder per result union: the payload's record (through `$record`),
+/// the ambiguity's candidates, or the error members as [`ClientError`]s.
+macro_rules! decoder {
+    ($($name:ident: $union:ident { $payload:ident.$field:ident via $record:path, $ambiguous:ident } -> Outcome<$t:ty, $c:ty>;)*) => {$(
+        pub(crate) fn $name(result: $union) -> Result<Outcome<$t, $c>, ClientError> {
+            match result {
+                $union::$payload(p) => Ok(Outcome::Record {
+                    record: $record(p.$field)?,
+                    applied: p.applied_changes,
+                    unapplied: p.unapplied_changes,
+                }),
+                $union::$ambiguous(a) => Ok(Outcome::Ambiguous {
+                    reason: a.reason,
+                    candidates: a.candidates,
+                }),
+                $union::UnauthorizedError(e) => Err(refused(e)),
+                $union::UpstreamServiceError(e) => Err(upstream(e)),
+                $union::Unknown => Err(unknown_member()),
+            }
         }
-        PatientResult::UnauthorizedError(e) => Err(refused(e)),
-        PatientResult::UpstreamServiceError(e) => Err(upstream(e)),
-        PatientResult::Unknown => Err(unknown_member()),
-    }
+    )*};
 }
 
-pub(crate) fn prescription_outcome(
-    result: PrescriptionResult,
-) -> Result<Outcome<Prescription, PrescriptionCandidate>, ClientError> {
-    match result {
-        PrescriptionResult::PrescriptionPayload(p) => Ok(Outcome::Record {
-            record: p.prescription,
-            applied: p.applied_changes,
-            unapplied: p.unapplied_changes,
-        }),
-        PrescriptionResult::AmbiguousPrescriptionMatch(AmbiguousPrescriptionMatch {
-            reason,
-            candidates,
-        }) => Ok(Outcome::Ambiguous { reason, candidates }),
-        PrescriptionResult::UnauthorizedError(e) => Err(refused(e)),
-        PrescriptionResult::UpstreamServiceError(e) => Err(upstream(e)),
-        PrescriptionResult::Unknown => Err(unknown_member()),
-    }
+/// A record that is always readable as it came.
+fn as_is<T>(record: Option<T>) -> Result<Option<T>, ClientError> {
+    Ok(record)
 }
 
-pub(crate) fn order_outcome(
-    result: OrderResult,
-) -> Result<Outcome<Order, OrderCandidate>, ClientError> {
-    match result {
-        OrderResult::OrderPayload(p) => Ok(Outcome::Record {
-            record: p.order,
-            applied: p.applied_changes,
-            unapplied: p.unapplied_changes,
-        }),
-        OrderResult::AmbiguousOrderMatch(AmbiguousOrderMatch { reason, candidates }) => {
-            Ok(Outcome::Ambiguous { reason, candidates })
-        }
-        OrderResult::UnauthorizedError(e) => Err(refused(e)),
-        OrderResult::UpstreamServiceError(e) => Err(upstream(e)),
-        OrderResult::Unknown => Err(unknown_member()),
-    }
+decoder! {
+    patient_outcome: PatientResult { PatientPayload.patient via patient_record, AmbiguousPatientMatch } -> Outcome<Patient, PatientCandidate>;
+    prescription_outcome: PrescriptionResult { PrescriptionPayload.prescription via as_is, AmbiguousPrescriptionMatch } -> Outcome<Prescription, PrescriptionCandidate>;
+    order_outcome: OrderResult { OrderPayload.order via as_is, AmbiguousOrderMatch } -> Outcome<Order, OrderCandidate>;
 }
