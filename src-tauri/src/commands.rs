@@ -1,18 +1,18 @@
-//! The `#[tauri::command]`s: a few lines each, handing over to [`AppCore`].
-//! [`COMMANDS`] lists them for the capability file and `build.rs`.
+//! The `#[tauri::command]`s: one list, [`commands!`], a few lines each handing
+//! over to [`AppCore`]. The same list registers the handlers and generates the
+//! TypeScript map of names, arguments and results (`ui/src/bindings/ipc.ts`), so
+//! a command's name is written once here and once in `command_names.rs` (which
+//! `build.rs` needs before this crate exists; a test keeps the two equal).
 
 include!("command_names.rs");
 
 use std::sync::Arc;
 
 use tauri::{AppHandle, Emitter, Runtime, State};
+use ts_rs::TS;
 
 use crate::core::{AppCore, Notifier};
-use crate::ipc::{
-    AppStatus, CommandError, EVENT_SESSION, EVENT_SIGN_IN, EnvironmentInput, Medication, Order,
-    OrderInput, Page, Patient, PatientDetail, PatientInput, Pharmacy, Prescription,
-    PrescriptionInput, SessionEvent, SignInEvent, SignOutcome,
-};
+use crate::ipc::*;
 
 type Core<'a> = State<'a, Arc<AppCore>>;
 type Answer<T> = Result<T, CommandError>;
@@ -26,160 +26,163 @@ impl<R: Runtime> std::fmt::Debug for TauriNotifier<R> {
     }
 }
 
+impl<R: Runtime> TauriNotifier<R> {
+    fn emit<T: serde::Serialize + Clone>(&self, event: &str, payload: T) {
+        if let Err(e) = self.0.emit(event, payload) {
+            tracing::warn!(error = %e, event, "event not delivered");
+        }
+    }
+}
+
 impl<R: Runtime> Notifier for TauriNotifier<R> {
     fn sign_in(&self, event: SignInEvent) {
-        if let Err(e) = self.0.emit(EVENT_SIGN_IN, event) {
-            tracing::warn!(error = %e, "sign-in event not delivered");
-        }
+        self.emit(EVENT_SIGN_IN, event);
     }
     fn session(&self, event: SessionEvent) {
-        if let Err(e) = self.0.emit(EVENT_SESSION, event) {
-            tracing::warn!(error = %e, "session event not delivered");
-        }
+        self.emit(EVENT_SESSION, event);
+    }
+    fn signing(&self, progress: SigningProgress) {
+        self.emit(EVENT_SIGNING, progress);
+    }
+    fn open_link(&self, event: LinkEvent) {
+        self.emit(EVENT_OPEN_LINK, event);
     }
 }
 
-#[tauri::command]
-pub async fn app_status(core: Core<'_>) -> Answer<AppStatus> {
-    Ok(core.status().await)
+/// `snake_case` → `camelCase`, as Tauri names command arguments in JavaScript.
+fn camel(name: &str) -> String {
+    let mut out = String::new();
+    let mut upper = false;
+    for c in name.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
-#[tauri::command]
-pub async fn select_environment(core: Core<'_>, id: String) -> Answer<AppStatus> {
-    core.select_environment(&id).await
+macro_rules! commands {
+    ($(
+        $(#[doc = $doc:literal])*
+        fn $name:ident($core:ident $(, $arg:ident: $ty:ty)*) -> $out:ty $body:block
+    )*) => {
+        $(
+            $(#[doc = $doc])*
+            #[tauri::command]
+            pub async fn $name($core: Core<'_> $(, $arg: $ty)*) -> Answer<$out> $body
+        )*
+
+        /// Registers every command on `builder`.
+        pub fn register<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
+            builder.invoke_handler(tauri::generate_handler![$($name),*])
+        }
+
+        /// The commands registered, in order.
+        pub const REGISTERED: &[&str] = &[$(stringify!($name)),*];
+
+        /// The TypeScript map `Commands`: each command's arguments and result.
+        pub fn typescript_commands() -> String {
+            let cfg = ts_rs::Config::default();
+            let mut out = String::from("export interface Commands {\n");
+            $(
+                let args: Vec<String> = vec![$(format!(
+                    "{}: {}",
+                    camel(stringify!($arg)),
+                    <$ty as TS>::name(&cfg)
+                )),*];
+                out.push_str(&format!(
+                    "  {}: {{ args: {{ {} }}; result: {} }};\n",
+                    stringify!($name),
+                    args.join("; "),
+                    <$out as TS>::name(&cfg),
+                ));
+            )*
+            out.push('}');
+            out
+        }
+    };
 }
 
-#[tauri::command]
-pub async fn save_environment(core: Core<'_>, input: EnvironmentInput) -> Answer<AppStatus> {
-    core.save_environment(&input).await
-}
+commands! {
+    /// Environments, the active one, who is signed in, where the session lives.
+    fn app_status(core) -> AppStatus { Ok(core.status().await) }
+    fn select_environment(core, id: String) -> AppStatus { core.select_environment(&id).await }
+    fn save_environment(core, input: EnvironmentInput) -> AppStatus {
+        core.save_environment(&input).await
+    }
+    fn remove_environment(core, id: String) -> AppStatus { core.remove_environment(&id).await }
+    /// Whether the active network speaks what the app sends (cached per environment).
+    fn check_network(core) -> NetworkCheck { core.check_network().await }
 
-#[tauri::command]
-pub async fn remove_environment(core: Core<'_>, id: String) -> Answer<AppStatus> {
-    core.remove_environment(&id).await
-}
+    fn sign_in(core) -> () { core.inner().start_sign_in().await }
+    fn cancel_sign_in(core) -> () {
+        core.cancel_sign_in().await;
+        Ok(())
+    }
+    fn open_sign_in_again(core) -> () { core.open_sign_in_again().await }
+    fn sign_out(core) -> () { core.sign_out().await }
 
-#[tauri::command]
-pub async fn sign_in(core: Core<'_>) -> Answer<()> {
-    core.inner().start_sign_in().await
-}
+    /// Recent patients, drafts awaiting signature, open orders.
+    fn work_lists(core) -> WorkLists { core.work_lists().await }
+    /// Where a `rxdesk://` link or a typed id leads (it only navigates).
+    fn open_link(core, text: String) -> LinkTarget {
+        let _ = core;
+        crate::links::parse(&text)
+    }
 
-#[tauri::command]
-pub async fn cancel_sign_in(core: Core<'_>) -> Answer<()> {
-    core.cancel_sign_in().await;
-    Ok(())
-}
+    /// Candidates for a name (never picked automatically; never creates anyone).
+    fn find_patients(core, query: String) -> Vec<PatientSummary> { core.find_patients(&query).await }
+    fn get_patient(core, id: String) -> PatientRecord { core.get_patient(&id).await }
+    /// Adds a patient (the network matches first) or changes one's demographics.
+    fn save_patient(core, id: Option<String>, input: PatientInput) -> PatientOutcome {
+        core.save_patient(id.as_deref(), &input).await
+    }
+    fn edit_clinical(core, id: String, edit: ClinicalEdit) -> PatientOutcome {
+        core.edit_clinical(&id, &edit).await
+    }
+    /// The patient's drafts and orders this workstation knows, fetched live.
+    fn patient_work(core, id: String) -> PatientWork { core.patient_work(&id).await }
 
-#[tauri::command]
-pub async fn open_sign_in_again(core: Core<'_>) -> Answer<()> {
-    core.open_sign_in_again().await
-}
+    /// The catalog's drugs for what was typed (nothing is created).
+    fn look_up_drug(core, query: String) -> Vec<ChoiceView> { core.look_up_drug(&query).await }
+    fn get_prescription(core, id: String) -> PrescriptionView { core.get_prescription(&id).await }
+    /// A new draft for the patient (`id` null) or changes to a draft.
+    fn save_draft(core, patient_id: String, id: Option<String>, form: DraftForm) -> PrescriptionOutcome {
+        core.save_draft(&patient_id, id.as_deref(), &form).await
+    }
+    /// Signs each draft with the content hash that was shown; one result each, in order.
+    fn sign_prescriptions(core, items: Vec<SignRequest>) -> Vec<SignResult> {
+        core.sign_prescriptions(&items).await
+    }
 
-#[tauri::command]
-pub async fn sign_out(core: Core<'_>) -> Answer<()> {
-    core.sign_out().await
-}
-
-#[tauri::command]
-pub async fn search_patients(
-    core: Core<'_>,
-    query: String,
-    after: Option<String>,
-) -> Answer<Page<Patient>> {
-    core.search_patients(&query, after).await
-}
-
-#[tauri::command]
-pub async fn get_patient(core: Core<'_>, id: String) -> Answer<PatientDetail> {
-    core.patient_detail(&id).await
-}
-
-#[tauri::command]
-pub async fn create_patient(core: Core<'_>, input: PatientInput) -> Answer<Patient> {
-    core.create_patient(&input).await
-}
-
-#[tauri::command]
-pub async fn update_patient(core: Core<'_>, id: String, input: PatientInput) -> Answer<Patient> {
-    core.update_patient(&id, &input).await
-}
-
-#[tauri::command]
-pub async fn search_medications(core: Core<'_>, query: String) -> Answer<Vec<Medication>> {
-    core.search_medications(&query).await
-}
-
-#[tauri::command]
-pub async fn create_prescription(core: Core<'_>, input: PrescriptionInput) -> Answer<Prescription> {
-    core.create_prescription(&input).await
-}
-
-#[tauri::command]
-pub async fn cancel_prescription(core: Core<'_>, id: String) -> Answer<Prescription> {
-    core.cancel_prescription(&id).await
-}
-
-#[tauri::command]
-pub async fn signing_queue(core: Core<'_>) -> Answer<Vec<Prescription>> {
-    core.signing_queue().await
-}
-
-#[tauri::command]
-pub async fn sign_prescriptions(core: Core<'_>, ids: Vec<String>) -> Answer<Vec<SignOutcome>> {
-    core.sign_prescriptions(&ids).await
-}
-
-#[tauri::command]
-pub async fn search_pharmacies(core: Core<'_>, query: String) -> Answer<Vec<Pharmacy>> {
-    core.search_pharmacies(&query).await
-}
-
-#[tauri::command]
-pub async fn create_order(core: Core<'_>, input: OrderInput) -> Answer<Order> {
-    core.create_order(&input).await
-}
-
-#[tauri::command]
-pub async fn send_order(core: Core<'_>, id: String) -> Answer<Order> {
-    core.send_order(&id).await
-}
-
-#[tauri::command]
-pub async fn cancel_order(core: Core<'_>, id: String) -> Answer<Order> {
-    core.cancel_order(&id).await
-}
-
-/// Registers every command on `builder`.
-pub fn register<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
-    builder.invoke_handler(tauri::generate_handler![
-        app_status,
-        select_environment,
-        save_environment,
-        remove_environment,
-        sign_in,
-        cancel_sign_in,
-        open_sign_in_again,
-        sign_out,
-        search_patients,
-        get_patient,
-        create_patient,
-        update_patient,
-        search_medications,
-        create_prescription,
-        cancel_prescription,
-        signing_queue,
-        sign_prescriptions,
-        search_pharmacies,
-        create_order,
-        send_order,
-        cancel_order,
-    ])
+    fn get_order(core, id: String) -> OrderView { core.get_order(&id).await }
+    /// The patient's draft order with these prescriptions, or a new one.
+    fn draft_order(core, patient_id: String, prescription_ids: Vec<String>) -> OrderOutcome {
+        core.draft_order(&patient_id, &prescription_ids).await
+    }
+    fn change_order_prescriptions(core, id: String, add: Vec<String>, remove: Vec<String>) -> OrderOutcome {
+        core.change_order_prescriptions(&id, &add, &remove).await
+    }
+    fn find_pharmacies(core, order_id: String, search: PharmacySearch) -> PharmacyAnswer {
+        core.find_pharmacies(&order_id, &search).await
+    }
+    /// Chooses a pharmacy by id, or (`null`) leaves the choice to the patient.
+    fn choose_pharmacy(core, order_id: String, pharmacy_id: Option<String>) -> OrderOutcome {
+        core.choose_pharmacy(&order_id, pharmacy_id.as_deref()).await
+    }
+    fn send_order(core, id: String) -> OrderOutcome { core.send_order(&id).await }
+    fn cancel_order(core, id: String) -> OrderOutcome { core.cancel_order(&id).await }
 }
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
-    use super::COMMANDS;
+    use super::{COMMANDS, REGISTERED};
 
     #[test]
     fn the_capability_grants_exactly_the_apps_commands_and_event_listening() {
@@ -202,18 +205,7 @@ mod tests {
     }
 
     #[test]
-    fn every_command_the_acl_knows_is_registered_as_a_handler() {
-        let source = include_str!("commands.rs");
-        let handlers = source
-            .split("generate_handler![")
-            .nth(1)
-            .and_then(|rest| rest.split(']').next())
-            .unwrap();
-        let registered: Vec<&str> = handlers
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .collect();
-        assert_eq!(registered, COMMANDS);
+    fn the_build_scripts_list_names_exactly_the_registered_commands() {
+        assert_eq!(REGISTERED, COMMANDS);
     }
 }

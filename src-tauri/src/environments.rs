@@ -19,9 +19,9 @@
 
 use std::path::{Path, PathBuf};
 
-use rxdesk_client::{Environment, EnvironmentError};
+use rxdesk_client::{Environment, EnvironmentError, Preset};
 
-use crate::ipc::{EnvironmentInfo, EnvironmentInput, EnvironmentSource};
+use crate::ipc::{EnvironmentInfo, EnvironmentInput, EnvironmentSource, NetworkPreset};
 
 /// Id of the built-in sandbox environment.
 pub const SANDBOX_ID: &str = "sandbox";
@@ -303,6 +303,25 @@ fn error_field(e: &EnvironmentError) -> &'static str {
         | EnvironmentError::InvalidPort { setting, .. } => setting,
         _ => "name",
     }
+}
+
+/// The vendor's own networks, named for the settings screen.
+pub fn presets() -> Vec<NetworkPreset> {
+    [
+        (Preset::VendorSandbox, "Vendor sandbox"),
+        (Preset::VendorProduction, "Vendor production"),
+    ]
+    .into_iter()
+    .map(|(preset, name)| {
+        let (auth_url, api_url, audience) = preset.endpoints();
+        NetworkPreset {
+            name: name.to_owned(),
+            auth_url: auth_url.to_owned(),
+            api_url: api_url.to_owned(),
+            audience: audience.to_owned(),
+        }
+    })
+    .collect()
 }
 
 #[cfg(test)]

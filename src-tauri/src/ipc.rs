@@ -13,6 +13,10 @@ use ts_rs::TS;
 pub const EVENT_SIGN_IN: &str = "rxdesk://sign-in";
 /// Event sent whenever the session changes ([`SessionEvent`]).
 pub const EVENT_SESSION: &str = "rxdesk://session";
+/// Event carrying signing progress ([`SigningProgress`]).
+pub const EVENT_SIGNING: &str = "rxdesk://signing";
+/// Event carrying a link the OS handed over ([`LinkEvent`]).
+pub const EVENT_OPEN_LINK: &str = "rxdesk://open-link";
 
 /// The one error every command returns. `kind` tells the UI what to do.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, thiserror::Error)]
@@ -129,6 +133,17 @@ pub struct SessionEvent {
     pub storage: SessionStorage,
 }
 
+/// One of the network vendor's own networks: the Settings screen fills its
+/// addresses in, and the user adds only their Application's `client_id`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct NetworkPreset {
+    pub name: String,
+    pub auth_url: String,
+    pub api_url: String,
+    pub audience: String,
+}
+
 /// Everything the UI needs at start.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -139,6 +154,10 @@ pub struct AppStatus {
     pub storage: SessionStorage,
     /// Problems with the environments file or variables, shown on the settings screen.
     pub environment_problems: Vec<String>,
+    /// The vendor's networks, for the settings screen.
+    pub presets: Vec<NetworkPreset>,
+    /// The `rxdesk://` link the app was started with, handed over once.
+    pub link: Option<LinkEvent>,
 }
 
 /// Why a sign-in ended without a session.
@@ -175,130 +194,510 @@ pub enum SignInEvent {
     },
 }
 
-/// One page of a paginated list.
+// ---- vocabulary: the network's enums, as string unions in TypeScript ----------------
+
+/// A patient's sex as the network records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Sex {
+    Female,
+    Male,
+    Unknown,
+}
+
+/// Whether the patient takes a medication of their history now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum MedicationStatus {
+    Active,
+    Historical,
+    Unknown,
+}
+
+/// A draft's screening verdict: `BLOCKED` drafts cannot be signed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum DraftStatus {
+    Ready,
+    Warning,
+    Blocked,
+}
+
+/// Where a prescription stands with its signature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum SigningState {
+    Unsigned,
+    Signed,
+    /// The content changed after it was reviewed: review and sign again.
+    InvalidatedSign,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, TS)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum AlertSeverity {
+    Minor,
+    Moderate,
+    Major,
+}
+
+/// What a screening alert is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum AlertKind {
+    Drug,
+    Allergen,
+    Condition,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum OrderState {
+    Draft,
+    Submitted,
+    Canceled,
+}
+
+/// How a pharmacy hands prescriptions over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Fulfillment {
+    PickUp,
+    MailOrder,
+}
+
+/// What the network did with one input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ChangeStatus {
+    Applied,
+    Rejected,
+    /// Several things could be meant: a person chooses one of the options.
+    Ambiguous,
+}
+
+/// How much a change matters: `BLOCKING` means nothing was saved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ChangeSeverity {
+    Info,
+    Advisory,
+    Blocking,
+}
+
+/// The kinds of record a link or the local index names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum RecordKind {
+    Patient,
+    Prescription,
+    Order,
+}
+
+// ---- what the network answered about inputs ----------------------------------------
+
+/// One way to answer a change, as the network offered it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ChoiceView {
+    pub label: String,
+    pub reason: Option<String>,
+    /// Where `value` goes in the input, e.g. `treatment.id`.
+    pub argument: Option<String>,
+    pub value: Option<String>,
+    /// The network says it matched exactly (name or RxNorm code).
+    pub exact: bool,
+    /// Pharmacy options: the offers, in words.
+    pub offers: Vec<String>,
+}
+
+/// One input the network applied, rejected or could not decide.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangeNote {
+    /// The input it is about, e.g. `clinical.allergies.add.0`.
+    pub key: String,
+    pub label: String,
+    pub status: ChangeStatus,
+    pub severity: ChangeSeverity,
+    pub reason: Option<String>,
+    pub options: Vec<ChoiceView>,
+}
+
+// ---- patients -----------------------------------------------------------------------
+
+/// A patient as a search candidate or a row of "Recent patients": enough to
+/// choose, nothing more.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
-pub struct Page<T: TS> {
-    pub items: Vec<T>,
-    /// Pass back as `after` for the next page; `null` on the last page.
-    pub next_cursor: Option<String>,
+pub struct PatientSummary {
+    pub id: String,
+    pub name: String,
+    pub date_of_birth: Option<String>,
+}
+
+/// An allergy or diagnosis on the patient's record (or a prescription's).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ClinicalEntry {
+    pub id: String,
+    pub name: String,
+    /// RxNorm id (allergies) or ICD-10 code (diagnoses); `null` when uncoded.
+    pub code: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
-pub struct Patient {
+pub struct MedicationEntry {
     pub id: String,
-    pub external_id: Option<String>,
+    pub name: String,
+    pub code: Option<String>,
+    pub status: MedicationStatus,
+}
+
+/// A patient with their clinical record, fetched live.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PatientRecord {
+    pub id: String,
     pub first_name: String,
     pub middle_name: Option<String>,
     pub last_name: String,
     pub full_name: String,
-    pub date_of_birth: String,
-    pub sex: String,
+    pub date_of_birth: Option<String>,
+    pub sex: Option<Sex>,
     pub email: Option<String>,
     pub phone: Option<String>,
+    pub allergies: Vec<ClinicalEntry>,
+    pub medications: Vec<MedicationEntry>,
+    pub diagnoses: Vec<ClinicalEntry>,
+    /// `rxdesk://patient/…`
+    pub link: String,
 }
 
-/// The patient form (create and edit).
+/// The patient form (add and edit demographics).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PatientInput {
     pub first_name: String,
     pub last_name: String,
+    /// `YYYY-MM-DD`.
     pub date_of_birth: String,
-    pub sex: String,
+    pub sex: Option<Sex>,
     pub email: Option<String>,
     pub phone: Option<String>,
 }
 
+/// One entry to add to a clinical list: by the name typed, or by the id of the
+/// option the user chose when the network found the name ambiguous.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
-pub struct Medication {
-    pub id: String,
-    pub name: String,
+pub struct EntryInput {
+    pub name: Option<String>,
+    pub id: Option<String>,
+    /// Medications only.
+    pub status: Option<MedicationStatus>,
 }
+
+/// Changes to the clinical record, sent as the network's patches.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ClinicalEdit {
+    pub add_allergies: Vec<EntryInput>,
+    /// Ids of allergies on the record.
+    pub remove_allergies: Vec<String>,
+    /// Records "no known allergies" (clears the list).
+    pub no_known_allergies: bool,
+    pub add_medications: Vec<EntryInput>,
+    pub remove_medications: Vec<String>,
+    pub add_diagnoses: Vec<EntryInput>,
+    pub remove_diagnoses: Vec<String>,
+}
+
+/// The network's answer to adding or changing a patient.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum PatientOutcome {
+    /// Saved; `notes` are the inputs not applied as sent (ambiguous names with
+    /// their options, advisories).
+    Saved {
+        patient: Box<PatientRecord>,
+        notes: Vec<ChangeNote>,
+    },
+    /// The details fit people already on record: choose one, or add with more
+    /// detail. Nothing was saved.
+    Candidates {
+        reason: String,
+        candidates: Vec<PatientSummary>,
+    },
+    /// Nothing saved, for these reasons (missing or invalid fields, named).
+    NotSaved { problems: Vec<ChangeNote> },
+}
+
+// ---- prescriptions ------------------------------------------------------------------
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
-pub struct Pharmacy {
+pub struct DrugView {
+    pub id: String,
+    pub name: String,
+    pub rx_norm_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DispenseView {
+    pub quantity: Option<f64>,
+    pub unit: Option<String>,
+    pub days_supply: Option<i32>,
+    pub refills: Option<i32>,
+    pub dispense_as_written: Option<bool>,
+}
+
+/// A screening alert on a draft.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct AlertView {
+    pub severity: AlertSeverity,
+    pub kind: AlertKind,
+    pub description: String,
+    /// The drugs, allergies or conditions involved, by name.
+    pub involved: Vec<String>,
+    /// An alternative drug, when the network offers one.
+    pub alternatives: Vec<ChoiceView>,
+}
+
+/// A prescription, draft or signed, exactly as the network holds it now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PrescriptionView {
+    pub id: String,
+    pub patient_id: Option<String>,
+    /// `null` once signed.
+    pub status: Option<DraftStatus>,
+    pub signing: SigningState,
+    /// What a signature of this content must quote.
+    pub content_hash: String,
+    pub signed_at: Option<String>,
+    pub template_id: Option<String>,
+    pub drug: DrugView,
+    pub instructions: Option<String>,
+    pub dispense: DispenseView,
+    pub diagnoses: Vec<ClinicalEntry>,
+    pub alerts: Vec<AlertView>,
+    /// `rxdesk://prescription/…`
+    pub link: String,
+}
+
+/// The draft form: a new draft (from a template or a drug) or changes to one.
+/// Empty fields are not sent.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DraftForm {
+    pub template_id: Option<String>,
+    /// The drug chosen from the look-up's options.
+    pub drug_id: Option<String>,
+    pub instructions: Option<String>,
+    pub quantity: Option<f64>,
+    pub unit: Option<String>,
+    pub days_supply: Option<i32>,
+    pub refills: Option<i32>,
+}
+
+/// The network's answer to drafting or changing a prescription.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum PrescriptionOutcome {
+    Saved {
+        prescription: Box<PrescriptionView>,
+        notes: Vec<ChangeNote>,
+    },
+    NotSaved {
+        problems: Vec<ChangeNote>,
+    },
+}
+
+/// A signature request: the draft and the content hash the prescriber saw.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SignRequest {
+    pub id: String,
+    pub content_hash: String,
+}
+
+/// What happened to one signature.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum SignResult {
+    Signed {
+        prescription: PrescriptionView,
+    },
+    /// The prescription changed since it was reviewed: `current` is what it
+    /// says now; review it and sign again.
+    Invalidated {
+        current: PrescriptionView,
+        reason: String,
+    },
+    /// Not signed, for the network's reasons (blocked by screening, already signed…).
+    Rejected {
+        id: String,
+        reasons: Vec<ChangeNote>,
+    },
+    /// The call itself failed (a refusal, trouble reaching the network).
+    Failed {
+        id: String,
+        error: CommandError,
+    },
+}
+
+/// Signing progress, sent as [`EVENT_SIGNING`] while a batch runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SigningProgress {
+    pub done: u32,
+    pub total: u32,
+}
+
+// ---- orders -------------------------------------------------------------------------
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PharmacyView {
     pub id: String,
     pub name: String,
     pub address: String,
+    pub fulfillment: Vec<Fulfillment>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+/// Something that happened to a sent order (the pharmacy needs insurance details…).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
-pub struct Prescription {
-    pub id: String,
-    /// `DRAFT`, `ACTIVE` (signed), `CANCELED`.
-    pub state: String,
-    pub patient_id: String,
-    pub patient_name: String,
-    pub medication: String,
-    pub dispense_quantity: f64,
-    pub dispense_unit: String,
-    /// Fills after the first (the network counts total fills: refills + 1).
-    pub refills: i32,
-    pub days_supply: i32,
-    pub instructions: String,
-    pub notes: Option<String>,
-    pub effective_date: Option<String>,
-    pub written_at: Option<String>,
-}
-
-/// The draft prescription form.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct PrescriptionInput {
-    pub patient_id: String,
-    pub medication_id: String,
-    pub dispense_quantity: f64,
-    pub dispense_unit: String,
-    /// Fills after the first.
-    pub refills: i32,
-    pub days_supply: i32,
-    pub instructions: String,
-    pub notes: Option<String>,
-    pub effective_date: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct Order {
-    pub id: String,
-    /// `DRAFT`, `PLACED`, `ROUTING`, `CANCELED`, …
-    pub state: String,
-    pub patient_id: String,
-    pub pharmacy: Option<Pharmacy>,
-    pub prescriptions: Vec<Prescription>,
+pub struct ExceptionView {
+    /// The network's type, e.g. `PHARMACY_NEEDS_INSURANCE_INFO`.
+    pub kind: String,
+    pub message: Option<String>,
     pub created_at: String,
 }
 
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderView {
+    pub id: String,
+    pub state: OrderState,
+    pub patient_id: Option<String>,
+    pub patient_name: Option<String>,
+    pub prescriptions: Vec<PrescriptionView>,
+    /// `null`: the patient chooses.
+    pub pharmacy: Option<PharmacyView>,
+    pub exceptions: Vec<ExceptionView>,
+    /// `rxdesk://order/…`
+    pub link: String,
+}
+
+/// The network's answer to a change of an order (drafting, sending, cancelling).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum OrderOutcome {
+    /// The order as it is now; `notes` are the inputs not applied (e.g. why it
+    /// was not sent).
+    Saved {
+        order: Box<OrderView>,
+        notes: Vec<ChangeNote>,
+    },
+    NotSaved {
+        problems: Vec<ChangeNote>,
+    },
+}
+
+/// A pharmacy search for an order: any of the fields.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PharmacySearch {
+    pub name: Option<String>,
+    /// An address or place, in words.
+    pub near: Option<String>,
+    pub fulfillment: Option<Fulfillment>,
+}
+
+/// The network's answer to a pharmacy search.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum PharmacyAnswer {
+    /// Exactly one fitted: the network set it on the order.
+    Chosen { order: Box<OrderView> },
+    /// Choose one (with the offers shown).
+    Options { options: Vec<ChoiceView> },
+    /// None fitted: the network's reasons.
+    Nothing { reasons: Vec<ChangeNote> },
+}
+
+// ---- work lists, links, the network check -------------------------------------------
+
+/// A draft awaiting signature, as "Drafts awaiting signature" lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DraftRow {
+    pub prescription: PrescriptionView,
+    pub patient_name: Option<String>,
+}
+
+/// The start screen's lists, read from the local index (ids only) and fetched
+/// live; ids the network no longer answers for are dropped from the index.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkLists {
+    pub recent_patients: Vec<PatientSummary>,
+    pub drafts: Vec<DraftRow>,
+    pub open_orders: Vec<OrderView>,
+    /// How many indexed ids were dropped because the network no longer has them.
+    pub dropped: u32,
+}
+
+/// A patient's prescriptions and orders that this workstation created or
+/// opened (the network has no list queries), fetched live.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PatientWork {
+    pub prescriptions: Vec<PrescriptionView>,
+    pub orders: Vec<OrderView>,
+}
+
+/// Where a link or typed id leads. Opening one only navigates.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
-pub struct OrderInput {
-    pub patient_id: String,
-    pub prescription_ids: Vec<String>,
-    /// `null`: leave the choice of pharmacy to the patient.
-    pub pharmacy_id: Option<String>,
+pub struct LinkTarget {
+    pub kind: RecordKind,
+    pub id: String,
 }
 
-/// A patient with their prescriptions and orders.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct PatientDetail {
-    pub patient: Patient,
-    pub prescriptions: Vec<Prescription>,
-    pub orders: Vec<Order>,
+/// Sent as [`EVENT_OPEN_LINK`] when the OS hands the app a `rxdesk://` link.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum LinkEvent {
+    Open { target: LinkTarget },
+    Invalid { message: String },
 }
 
-/// What happened to one prescription of a "Sign selected" request.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+/// One operation the network would not accept, in plain words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
-pub struct SignOutcome {
-    pub prescription_id: String,
-    pub signed: Option<Prescription>,
-    pub error: Option<CommandError>,
+pub struct FailingOperation {
+    pub operation: String,
+    pub problems: Vec<String>,
+}
+
+/// Whether a network speaks what the app sends (checked on first use).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum NetworkCheck {
+    Compatible,
+    Incompatible {
+        failing: Vec<FailingOperation>,
+    },
+    /// The check could not run (network trouble); workflows are not blocked.
+    Unchecked {
+        message: String,
+    },
 }
 
 /// The TypeScript declarations of every IPC type, as committed in
@@ -313,33 +712,67 @@ pub fn typescript_bindings() -> String {
         SessionStorage::decl(&cfg),
         SessionInfo::decl(&cfg),
         SessionEvent::decl(&cfg),
+        NetworkPreset::decl(&cfg),
         AppStatus::decl(&cfg),
         SignInFailure::decl(&cfg),
         SignInEvent::decl(&cfg),
-        Page::<Patient>::decl(&cfg),
-        Patient::decl(&cfg),
+        Sex::decl(&cfg),
+        MedicationStatus::decl(&cfg),
+        DraftStatus::decl(&cfg),
+        SigningState::decl(&cfg),
+        AlertSeverity::decl(&cfg),
+        AlertKind::decl(&cfg),
+        OrderState::decl(&cfg),
+        Fulfillment::decl(&cfg),
+        ChangeStatus::decl(&cfg),
+        ChangeSeverity::decl(&cfg),
+        RecordKind::decl(&cfg),
+        ChoiceView::decl(&cfg),
+        ChangeNote::decl(&cfg),
+        PatientSummary::decl(&cfg),
+        ClinicalEntry::decl(&cfg),
+        MedicationEntry::decl(&cfg),
+        PatientRecord::decl(&cfg),
         PatientInput::decl(&cfg),
-        Medication::decl(&cfg),
-        Pharmacy::decl(&cfg),
-        Prescription::decl(&cfg),
-        PrescriptionInput::decl(&cfg),
-        Order::decl(&cfg),
-        OrderInput::decl(&cfg),
-        PatientDetail::decl(&cfg),
-        SignOutcome::decl(&cfg),
+        EntryInput::decl(&cfg),
+        ClinicalEdit::decl(&cfg),
+        PatientOutcome::decl(&cfg),
+        DrugView::decl(&cfg),
+        DispenseView::decl(&cfg),
+        AlertView::decl(&cfg),
+        PrescriptionView::decl(&cfg),
+        DraftForm::decl(&cfg),
+        PrescriptionOutcome::decl(&cfg),
+        SignRequest::decl(&cfg),
+        SignResult::decl(&cfg),
+        SigningProgress::decl(&cfg),
+        PharmacyView::decl(&cfg),
+        ExceptionView::decl(&cfg),
+        OrderView::decl(&cfg),
+        OrderOutcome::decl(&cfg),
+        PharmacySearch::decl(&cfg),
+        PharmacyAnswer::decl(&cfg),
+        DraftRow::decl(&cfg),
+        PatientWork::decl(&cfg),
+        WorkLists::decl(&cfg),
+        LinkTarget::decl(&cfg),
+        LinkEvent::decl(&cfg),
+        FailingOperation::decl(&cfg),
+        NetworkCheck::decl(&cfg),
     ];
     let mut out = String::from(
         "// Generated by `RXDESK_WRITE_BINDINGS=1 cargo test -p rxdesk bindings` from src-tauri/src/ipc.rs.\n// Do not edit by hand: a test fails when this file drifts from the Rust types.\n\n",
     );
     out.push_str(&format!(
-        "export const EVENT_SIGN_IN = {EVENT_SIGN_IN:?};\nexport const EVENT_SESSION = {EVENT_SESSION:?};\n\n"
+        "export const EVENT_SIGN_IN = {EVENT_SIGN_IN:?};\nexport const EVENT_SESSION = {EVENT_SESSION:?};\nexport const EVENT_SIGNING = {EVENT_SIGNING:?};\nexport const EVENT_OPEN_LINK = {EVENT_OPEN_LINK:?};\n\n"
     ));
     for decl in decls {
         out.push_str("export ");
         out.push_str(&decl);
         out.push_str("\n\n");
     }
-    out.truncate(out.trim_end().len());
+    out.push_str("/** Every command: its arguments and its result (from `commands!` in src-tauri/src/commands.rs). */\n");
+    out.push_str(&crate::commands::typescript_commands());
     out.push('\n');
     out
 }

@@ -8,7 +8,9 @@ pub mod commands;
 pub mod convert;
 pub mod core;
 pub mod environments;
+pub mod index;
 pub mod ipc;
+pub mod links;
 pub mod logging;
 pub mod sandbox;
 pub mod session_store;
@@ -17,6 +19,7 @@ use std::sync::Arc;
 use tauri::{Manager, Runtime};
 
 use crate::core::{AppCore, CoreConfig};
+use crate::index::Index;
 use crate::sandbox::LocalSandbox;
 use crate::session_store::SessionStore;
 
@@ -25,6 +28,8 @@ use crate::session_store::SessionStore;
 pub enum StartError {
     #[error("cannot find the app's {0} directory: {1}")]
     Directory(&'static str, String),
+    #[error("cannot open the local index: {0}")]
+    Index(String),
     #[error(transparent)]
     Tauri(#[from] tauri::Error),
 }
@@ -54,8 +59,16 @@ fn platform_config<R: Runtime>(app: &tauri::AppHandle<R>) -> Result<CoreConfig, 
     if let Some(reason) = store.memory_reason() {
         tracing::warn!(reason, "no keyring: the session is kept in memory only");
     }
+    let index = match Index::open(&data_dir.join("index.sqlite")) {
+        Ok(index) => index,
+        Err(e) => {
+            tracing::warn!(error = %e, "the local index is kept in memory only");
+            Index::in_memory().map_err(|e| StartError::Index(e.to_string()))?
+        }
+    };
     Ok(CoreConfig {
         config_dir,
+        index,
         sandbox: LocalSandbox::on_disk(data_dir.join("sandbox")),
         store,
         opener: Arc::new(rxdesk_client::SystemBrowser),
@@ -65,18 +78,58 @@ fn platform_config<R: Runtime>(app: &tauri::AppHandle<R>) -> Result<CoreConfig, 
     })
 }
 
+/// Hands every `rxdesk://` link the OS gives the app to the core, which tells
+/// the UI (a link only navigates). On Linux and Windows the scheme is
+/// registered for the running binary too, so links work from a development
+/// build; installers register it in their desktop entry.
+fn listen_for_links<R: Runtime>(app: &tauri::App<R>) {
+    use tauri_plugin_deep_link::DeepLinkExt as _;
+    #[cfg(any(target_os = "linux", windows))]
+    if let Err(e) = app.deep_link().register_all() {
+        tracing::warn!(error = %e, "the rxdesk:// scheme is not registered");
+    }
+    // Started by a link (cold start): the UI takes it with its first status.
+    if let Ok(Some(urls)) = app.deep_link().get_current()
+        && let Some(url) = urls.first()
+    {
+        app.state::<Arc<AppCore>>().started_with_link(url.as_str());
+    }
+    let handle = app.handle().clone();
+    app.deep_link().on_open_url(move |event| {
+        let core = handle.state::<Arc<AppCore>>();
+        for url in event.urls() {
+            core.link_received(url.as_str());
+        }
+    });
+}
+
 /// Keeps the log file writer alive for the life of the app.
 struct LogGuard(#[allow(dead_code)] Option<tracing_appender::non_blocking::WorkerGuard>);
 
 /// Runs the app.
 pub fn run() -> Result<(), StartError> {
-    let app = builder(tauri::Builder::default()).build(tauri::generate_context!())?;
+    let app = builder(
+        tauri::Builder::default()
+            // A second launch (the OS opening a `rxdesk://` link, or the user
+            // starting the app again) hands its arguments to this instance —
+            // the deep-link plugin turns them into `on_open_url` — and exits.
+            .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
+                if let Some(window) = app.get_webview_window("main")
+                    && let Err(e) = window.set_focus()
+                {
+                    tracing::debug!(error = %e, "window not focused");
+                }
+            }))
+            .plugin(tauri_plugin_deep_link::init()),
+    )
+    .build(tauri::generate_context!())?;
     if let Ok(dir) = app.path().app_log_dir() {
         app.manage(LogGuard(logging::init(&dir)));
     }
     tracing::info!(version = env!("CARGO_PKG_VERSION"), "Rx Desk starting");
     let config = platform_config(app.handle())?;
     install_core(&app, config);
+    listen_for_links(&app);
     app.run(|_, _| {});
     Ok(())
 }

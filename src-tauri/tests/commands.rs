@@ -1,43 +1,198 @@
 //! Command-level tests: the app's commands called through Tauri's mock runtime,
-//! against a sandbox started in-process, with keyring-core's mock store. What
-//! these check is what the UI receives: results, `CommandError`s and events.
+//! as the UI calls them (camelCase arguments), against a sandbox started
+//! in-process (its demo fixture: Maple and Birch, ada, mo, the demo patients),
+//! with keyring-core's mock store. What these check is what the UI receives:
+//! results, `CommandError`s and events.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 
+use std::collections::BTreeSet;
 use std::time::Duration;
 
+use rxdesk_lib::index::Index;
 use rxdesk_lib::ipc::{
-    AppStatus, CommandError, Medication, Order, Patient, Prescription, SessionStorage, SignInEvent,
-    SignInFailure, SignOutcome,
+    AlertKind, AppStatus, ChangeStatus, ChoiceView, ClinicalEdit, CommandError, DraftForm,
+    DraftStatus, EntryInput, LinkEvent, LinkTarget, NetworkCheck, OrderOutcome, OrderState,
+    OrderView, PatientInput, PatientOutcome, PatientRecord, PatientSummary, PatientWork,
+    PharmacyAnswer, PharmacySearch, PrescriptionOutcome, PrescriptionView, RecordKind,
+    SessionStorage, Sex, SignInEvent, SignInFailure, SignRequest, SignResult, SigningProgress,
+    SigningState, WorkLists,
 };
 use rxdesk_lib::session_store::SessionStore;
 use serde_json::{Value, json};
 use support::*;
 
+const LISINOPRIL_TEMPLATE: &str = "tmpl_maple_lisinopril_10_daily";
+const AMOXICILLIN_TEMPLATE: &str = "tmpl_maple_amoxicillin_strep";
+const AMOXICILLIN: &str = "med_amoxicillin_500_cap";
+const AZITHROMYCIN: &str = "med_azithromycin_250_tab";
+/// A mobile number in the fictional range (not a sandbox landline).
+const MOBILE: &str = "+16175550123";
+
+// ---- helpers: the UI's calls ---------------------------------------------------------
+
 fn status(app: &TestApp) -> AppStatus {
     app.ok("app_status", json!({}))
 }
 
-/// A patient with one draft prescription; returns (patient, prescription).
-fn patient_with_draft(app: &TestApp, last_name: &str) -> (Patient, Prescription) {
-    let patient: Patient = app.ok(
-        "create_patient",
-        json!({"input": {"firstName": "Test", "lastName": last_name, "dateOfBirth": "1980-04-02",
-                          "sex": "FEMALE", "email": null, "phone": null}}),
-    );
-    let meds: Vec<Medication> = app.ok("search_medications", json!({"query": "am"}));
-    let med = meds
-        .first()
-        .expect("the catalog has a medication matching 'am'");
-    let draft: Prescription = app.ok(
-        "create_prescription",
-        json!({"input": {"patientId": patient.id, "medicationId": med.id, "dispenseQuantity": 30.0,
-                          "dispenseUnit": "tablet", "refills": 1, "daysSupply": 30,
-                          "instructions": "One tablet daily", "notes": null, "effectiveDate": null}}),
-    );
-    (patient, draft)
+/// A sandbox and the app signed in to it as `email` (at Maple Street Clinic).
+fn signed_in(email: &str) -> (rxdesk_sandbox::Sandbox, TestApp) {
+    let sandbox = sandbox();
+    let app = TestApp::start(Options::new(&sandbox, &mock_keyring()));
+    app.sign_in_as(email);
+    (sandbox, app)
 }
+
+/// The patient form, filled in completely (a mobile phone, no email).
+fn form(first: &str, last: &str, date_of_birth: &str) -> PatientInput {
+    PatientInput {
+        first_name: first.into(),
+        last_name: last.into(),
+        date_of_birth: date_of_birth.into(),
+        sex: Some(Sex::Female),
+        email: None,
+        phone: Some(MOBILE.into()),
+    }
+}
+
+fn save_patient(app: &TestApp, id: Option<&str>, input: &PatientInput) -> PatientOutcome {
+    app.ok("save_patient", json!({"id": id, "input": input}))
+}
+
+/// Adds a new patient (nobody on record has this name); returns the record.
+fn add_patient(app: &TestApp, first: &str, last: &str) -> PatientRecord {
+    match save_patient(app, None, &form(first, last, "1980-04-02")) {
+        PatientOutcome::Saved { patient, .. } => *patient,
+        other => panic!("not added: {other:?}"),
+    }
+}
+
+fn find_patients(app: &TestApp, query: &str) -> Vec<PatientSummary> {
+    app.ok("find_patients", json!({"query": query}))
+}
+
+/// The one demo patient found for `name` (e.g. "Rosa Delgado").
+fn demo_patient(app: &TestApp, name: &str) -> PatientSummary {
+    let found = find_patients(app, name);
+    assert_eq!(found.len(), 1, "{name}: {found:?}");
+    found.into_iter().next().unwrap()
+}
+
+fn edit_clinical(app: &TestApp, id: &str, edit: &ClinicalEdit) -> PatientOutcome {
+    app.ok("edit_clinical", json!({"id": id, "edit": edit}))
+}
+
+fn saved_patient(outcome: PatientOutcome) -> (PatientRecord, Vec<rxdesk_lib::ipc::ChangeNote>) {
+    match outcome {
+        PatientOutcome::Saved { patient, notes } => (*patient, notes),
+        other => panic!("expected saved, got {other:?}"),
+    }
+}
+
+fn allergy(name: Option<&str>, id: Option<&str>) -> ClinicalEdit {
+    ClinicalEdit {
+        add_allergies: vec![EntryInput {
+            name: name.map(str::to_owned),
+            id: id.map(str::to_owned),
+            status: None,
+        }],
+        ..Default::default()
+    }
+}
+
+fn template(id: &str) -> DraftForm {
+    DraftForm {
+        template_id: Some(id.into()),
+        ..Default::default()
+    }
+}
+
+fn drug(id: &str) -> DraftForm {
+    DraftForm {
+        drug_id: Some(id.into()),
+        instructions: Some("Take 1 by mouth twice daily.".into()),
+        quantity: Some(20.0),
+        unit: Some("capsule".into()),
+        days_supply: Some(10),
+        refills: Some(0),
+        ..Default::default()
+    }
+}
+
+fn save_draft(
+    app: &TestApp,
+    patient_id: &str,
+    id: Option<&str>,
+    form: &DraftForm,
+) -> PrescriptionOutcome {
+    app.ok(
+        "save_draft",
+        json!({"patientId": patient_id, "id": id, "form": form}),
+    )
+}
+
+/// A new draft, saved; returns it as the network holds it.
+fn draft(app: &TestApp, patient_id: &str, form: &DraftForm) -> PrescriptionView {
+    match save_draft(app, patient_id, None, form) {
+        PrescriptionOutcome::Saved { prescription, .. } => *prescription,
+        other => panic!("no draft: {other:?}"),
+    }
+}
+
+/// Signs each prescription with the content hash it showed.
+fn sign(app: &TestApp, shown: &[&PrescriptionView]) -> Vec<SignResult> {
+    let items: Vec<SignRequest> = shown
+        .iter()
+        .map(|p| SignRequest {
+            id: p.id.clone(),
+            content_hash: p.content_hash.clone(),
+        })
+        .collect();
+    app.ok("sign_prescriptions", json!({"items": items}))
+}
+
+fn signed(result: &SignResult) -> &PrescriptionView {
+    match result {
+        SignResult::Signed { prescription } => prescription,
+        other => panic!("not signed: {other:?}"),
+    }
+}
+
+fn order_saved(outcome: OrderOutcome) -> (OrderView, Vec<rxdesk_lib::ipc::ChangeNote>) {
+    match outcome {
+        OrderOutcome::Saved { order, notes } => (*order, notes),
+        other => panic!("order not saved: {other:?}"),
+    }
+}
+
+fn draft_order(app: &TestApp, patient_id: &str, prescription_ids: &[&str]) -> OrderView {
+    let outcome = app.ok(
+        "draft_order",
+        json!({"patientId": patient_id, "prescriptionIds": prescription_ids}),
+    );
+    let (order, notes) = order_saved(outcome);
+    assert!(notes.is_empty(), "{notes:?}");
+    order
+}
+
+/// A new patient with a signed lisinopril prescription on a draft order.
+fn order_ready_to_send(app: &TestApp, last: &str) -> OrderView {
+    let patient = add_patient(app, "Olive", last);
+    let rx = draft(app, &patient.id, &template(LISINOPRIL_TEMPLATE));
+    signed(&sign(app, &[&rx])[0]);
+    draft_order(app, &patient.id, &[&rx.id])
+}
+
+fn work_lists(app: &TestApp) -> WorkLists {
+    app.ok("work_lists", json!({}))
+}
+
+fn ids<'a>(items: impl IntoIterator<Item = &'a String>) -> BTreeSet<&'a str> {
+    items.into_iter().map(String::as_str).collect()
+}
+
+// ---- sessions and sign-in ------------------------------------------------------------
 
 #[test]
 fn signing_in_stores_the_session_and_the_next_start_restores_it_without_a_browser() {
@@ -66,8 +221,7 @@ fn signing_in_stores_the_session_and_the_next_start_restores_it_without_a_browse
     let status = status(&restarted);
     assert_eq!(status.storage, SessionStorage::Keyring);
     assert_eq!(status.session.expect("restored").user_email, ADA);
-    let page: Value = restarted.ok("search_patients", json!({"query": "", "after": null}));
-    assert!(page["items"].is_array());
+    assert_eq!(find_patients(&restarted, "Delgado").len(), 1);
 }
 
 #[test]
@@ -122,7 +276,7 @@ fn sign_out_removes_the_stored_session_and_revokes_its_refresh_token() {
         "the revoked refresh token still works: {renewed:?}"
     );
     assert!(matches!(
-        app.call::<Value>("search_patients", json!({"query": "", "after": null})),
+        app.call::<Value>("find_patients", json!({"query": "Delgado"})),
         Err(CommandError::SignedOut { .. })
     ));
 }
@@ -142,10 +296,9 @@ fn a_rejected_token_without_renewal_answers_signed_out_mid_form_and_ends_the_ses
         "restored without a network call"
     );
 
-    let answer = app.call::<Patient>(
-        "create_patient",
-        json!({"input": {"firstName": "Kept", "lastName": "Typed", "dateOfBirth": "1990-01-01",
-                          "sex": "MALE", "email": null, "phone": null}}),
+    let answer = app.call::<PatientOutcome>(
+        "save_patient",
+        json!({"id": null, "input": form("Kept", "Typed", "1990-01-01")}),
     );
 
     assert!(
@@ -177,9 +330,9 @@ fn a_rejected_token_is_renewed_silently_with_the_refresh_token_and_the_call_goes
     keyring.save(ENV_ID, &stored.to_string()).unwrap();
 
     let app = TestApp::start(Options::new(&sandbox, &keyring));
-    let page: Value = app.ok("search_patients", json!({"query": "", "after": null}));
+    let found = find_patients(&app, "Delgado");
 
-    assert!(page["items"].is_array());
+    assert_eq!(found.len(), 1);
     let now: Value = serde_json::from_str(&keyring.load(ENV_ID).unwrap().unwrap()).unwrap();
     assert_ne!(
         now["at"],
@@ -192,103 +345,61 @@ fn a_rejected_token_is_renewed_silently_with_the_refresh_token_and_the_call_goes
     );
 }
 
+/// A stored session whose access token the network now rejects (its refresh
+/// token still good), as the next start of the app finds it.
+fn reject_the_stored_access_token(keyring: &SessionStore) {
+    let mut stored: Value = serde_json::from_str(&keyring.load(ENV_ID).unwrap().unwrap()).unwrap();
+    stored["at"] = json!("rejected-token");
+    keyring.save(ENV_ID, &stored.to_string()).unwrap();
+}
+
 #[test]
-fn signing_as_medical_operations_reaches_the_ui_as_the_networks_refusal() {
+fn a_rejected_token_is_renewed_silently_before_the_work_lists_are_read() {
     let sandbox = sandbox();
     let keyring = mock_keyring();
-    let app = TestApp::start(Options::new(&sandbox, &keyring));
-    app.sign_in_as(MO);
-    let (_, draft) = patient_with_draft(&app, "Refused");
-
-    let answer = app.call::<Vec<SignOutcome>>("sign_prescriptions", json!({"ids": [draft.id]}));
-
-    let refusal = match answer {
-        Err(e) => e,
-        Ok(outcomes) => outcomes[0].error.clone().expect("not signed"),
+    let dir = tempfile::tempdir().unwrap();
+    let mut options = Options::new(&sandbox, &keyring);
+    options.index_file = Some(dir.path().join("index.sqlite"));
+    let patient = {
+        let app = TestApp::start(Options {
+            index_file: options.index_file.clone(),
+            ..Options::new(&sandbox, &keyring)
+        });
+        app.sign_in_as(ADA);
+        add_patient(&app, "Lena", "Listed")
     };
+    reject_the_stored_access_token(&keyring);
+    let app = TestApp::start(options);
+
+    let lists = app.call::<WorkLists>("work_lists", json!({}));
+
+    let lists = lists.unwrap_or_else(|e| panic!("not renewed: {e:?}"));
     assert_eq!(
-        refusal,
-        CommandError::Refused {
-            code: "PRESCRIPTION_SIGNING_UNAUTHORIZED".into(),
-            message: match &refusal {
-                CommandError::Refused { message, .. } => message.clone(),
-                _ => String::new(),
-            },
-            required_permission: Some("write:prescription".into()),
-        }
+        lists
+            .recent_patients
+            .iter()
+            .map(|p| &p.id)
+            .collect::<Vec<_>>(),
+        [&patient.id]
     );
 }
 
 #[test]
-fn an_order_with_an_unsigned_prescription_cannot_be_sent_and_the_ui_is_told_why() {
+fn a_rejected_token_is_renewed_silently_before_signing() {
     let sandbox = sandbox();
     let keyring = mock_keyring();
+    let rx = {
+        let app = TestApp::start(Options::new(&sandbox, &keyring));
+        app.sign_in_as(ADA);
+        let patient = add_patient(&app, "Rena", "Renewed");
+        draft(&app, &patient.id, &template(LISINOPRIL_TEMPLATE))
+    };
+    reject_the_stored_access_token(&keyring);
     let app = TestApp::start(Options::new(&sandbox, &keyring));
-    app.sign_in_as(MO);
-    let (patient, draft) = patient_with_draft(&app, "Unsigned");
-    let order: Order = app.ok(
-        "create_order",
-        json!({"input": {"patientId": patient.id, "prescriptionIds": [draft.id], "pharmacyId": null}}),
-    );
-    assert_eq!(order.state, "DRAFT");
-    assert_eq!(order.prescriptions[0].state, "DRAFT");
 
-    let answer = app.call::<Order>("send_order", json!({"id": order.id}));
+    let results = sign(&app, &[&rx]);
 
-    assert!(
-        matches!(&answer, Err(CommandError::Invalid { code, .. }) if code == "ORDER_HAS_UNSIGNED_PRESCRIPTIONS"),
-        "{answer:?}"
-    );
-}
-
-#[test]
-fn a_prescriber_signs_selected_drafts_in_one_request_and_the_order_can_then_be_sent() {
-    let sandbox = sandbox();
-    let keyring = mock_keyring();
-    let app = TestApp::start(Options::new(&sandbox, &keyring));
-    app.sign_in_as(ADA);
-    let (patient, first) = patient_with_draft(&app, "Signed");
-    let queue: Vec<Prescription> = app.ok("signing_queue", json!({}));
-    assert!(queue.iter().any(|p| p.id == first.id));
-
-    let outcomes: Vec<SignOutcome> = app.ok("sign_prescriptions", json!({"ids": [first.id]}));
-    assert_eq!(outcomes.len(), 1);
-    assert_eq!(
-        outcomes[0].signed.as_ref().map(|p| p.state.as_str()),
-        Some("ACTIVE")
-    );
-
-    let order: Order = app.ok(
-        "create_order",
-        json!({"input": {"patientId": patient.id, "prescriptionIds": [first.id], "pharmacyId": null}}),
-    );
-    let sent: Order = app.ok("send_order", json!({"id": order.id}));
-    assert_ne!(sent.state, "DRAFT");
-    let detail: Value = app.ok("get_patient", json!({"id": patient.id}));
-    assert_eq!(detail["prescriptions"][0]["state"], "ACTIVE");
-}
-
-#[test]
-fn invalid_input_names_the_field_for_inline_messages() {
-    let sandbox = sandbox();
-    let keyring = mock_keyring();
-    let app = TestApp::start(Options::new(&sandbox, &keyring));
-    app.sign_in_as(MO);
-
-    let answer = app.call::<Patient>(
-        "create_patient",
-        json!({"input": {"firstName": "Bad", "lastName": "Date", "dateOfBirth": "yesterday",
-                          "sex": "FEMALE", "email": null, "phone": null}}),
-    );
-
-    match answer {
-        Err(CommandError::Invalid {
-            field: Some(field), ..
-        }) => {
-            assert!(field.contains("dateOfBirth"), "{field}")
-        }
-        other => panic!("expected Invalid with a field, got {other:?}"),
-    }
+    assert_eq!(signed(&results[0]).id, rx.id);
 }
 
 #[test]
@@ -379,6 +490,35 @@ fn without_a_keyring_the_session_lives_in_memory_and_the_ui_is_told_why() {
 }
 
 #[test]
+fn a_keyring_that_refuses_to_store_the_session_turns_memory_only_and_the_ui_is_told() {
+    let sandbox = sandbox();
+    let app = TestApp::start(Options::new(&sandbox, &locked_keyring()));
+    assert_eq!(status(&app).storage, SessionStorage::Keyring);
+
+    app.sign_in_as(ADA);
+
+    let event = app
+        .session_events
+        .recv_timeout(Duration::from_secs(5))
+        .unwrap();
+    assert!(event.session.is_some());
+    assert!(
+        matches!(&event.storage, SessionStorage::MemoryOnly { reason } if reason.contains("locked")),
+        "{:?}",
+        event.storage
+    );
+    assert!(matches!(
+        status(&app).storage,
+        SessionStorage::MemoryOnly { .. }
+    ));
+    assert_eq!(
+        find_patients(&app, "Delgado").len(),
+        1,
+        "the session still works from memory"
+    );
+}
+
+#[test]
 fn an_environment_carrying_a_client_secret_is_refused_on_that_field() {
     let sandbox = sandbox();
     let app = TestApp::start(Options::new(&sandbox, &mock_keyring()));
@@ -425,71 +565,805 @@ fn the_built_in_local_sandbox_starts_in_process_and_takes_the_demo_accounts() {
 }
 
 #[test]
-fn patients_are_searched_page_by_page_edited_and_drafts_discarded() {
-    let sandbox = sandbox();
-    let app = TestApp::start(Options::new(&sandbox, &mock_keyring()));
-    app.sign_in_as(MO);
-    for i in 0..27 {
-        let _: Patient = app.ok(
-            "create_patient",
-            json!({"input": {"firstName": format!("Page{i}"), "lastName": "Paginated", "dateOfBirth": "1970-01-01",
-                              "sex": "UNKNOWN", "email": null, "phone": null}}),
-        );
-    }
-    let first: Value = app.ok(
-        "search_patients",
-        json!({"query": "Paginated", "after": null}),
-    );
-    assert_eq!(first["items"].as_array().unwrap().len(), 25);
-    let cursor = first["nextCursor"]
-        .as_str()
-        .expect("a second page")
-        .to_owned();
-    let second: Value = app.ok(
-        "search_patients",
-        json!({"query": "Paginated", "after": cursor}),
-    );
-    assert_eq!(second["items"].as_array().unwrap().len(), 2);
-    assert!(second["nextCursor"].is_null());
+fn the_network_check_finds_the_sandbox_compatible_with_what_the_app_sends() {
+    let (_sandbox, app) = signed_in(ADA);
 
-    let (patient, draft) = patient_with_draft(&app, "Edited");
-    let edited: Patient = app.ok(
-        "update_patient",
-        json!({"id": patient.id, "input": {"firstName": "Renamed", "lastName": "Edited", "dateOfBirth": "1980-04-02",
-                                            "sex": "FEMALE", "email": null, "phone": null}}),
+    let check: NetworkCheck = app.ok("check_network", json!({}));
+
+    assert_eq!(check, NetworkCheck::Compatible);
+}
+
+// ---- patients ------------------------------------------------------------------------
+
+#[test]
+fn searching_by_name_answers_candidates_and_never_creates_anyone() {
+    let (_sandbox, app) = signed_in(MO);
+
+    let first = find_patients(&app, "Rosa Delgado");
+    let again = find_patients(&app, "Rosa Delgado");
+    let nobody = find_patients(&app, "Nadia Newcombe");
+    let nobody_again = find_patients(&app, "Nadia Newcombe");
+
+    assert_eq!(first.len(), 1, "{first:?}");
+    assert_eq!(first[0].name, "Rosa Delgado");
+    assert_eq!(first[0].date_of_birth.as_deref(), Some("1988-04-17"));
+    assert_eq!(again, first, "searching twice changes nothing");
+    assert_eq!(
+        find_patients(&app, "rosa"),
+        first,
+        "one word is a first or a last name"
     );
-    assert_eq!(edited.first_name, "Renamed");
-    let discarded: Prescription = app.ok("cancel_prescription", json!({"id": draft.id}));
-    assert_eq!(discarded.state, "CANCELED");
-    let pharmacies: Vec<Value> = app.ok("search_pharmacies", json!({"query": "a"}));
-    assert!(!pharmacies.is_empty());
+    assert!(nobody.is_empty() && nobody_again.is_empty());
+    assert!(
+        find_patients(&app, "Newcombe").is_empty(),
+        "the search added nobody"
+    );
+    let rosa: PatientRecord = app.ok("get_patient", json!({"id": first[0].id}));
+    assert_eq!(rosa.full_name, "Rosa Delgado");
 }
 
 #[test]
-fn a_keyring_that_refuses_to_store_the_session_turns_memory_only_and_the_ui_is_told() {
+fn adding_a_patient_with_missing_fields_answers_not_saved_naming_each_missing_field() {
+    let (_sandbox, app) = signed_in(MO);
+    let mut input = form("Mira", "Unlisted", "");
+    input.sex = None;
+
+    let outcome = save_patient(&app, None, &input);
+
+    let PatientOutcome::NotSaved { problems } = outcome else {
+        panic!("expected notSaved, got {outcome:?}");
+    };
+    let keys: BTreeSet<&str> = problems.iter().map(|p| p.key.as_str()).collect();
+    assert_eq!(
+        keys,
+        BTreeSet::from(["demographic.dateOfBirth", "demographic.sex"])
+    );
+    assert!(find_patients(&app, "Unlisted").is_empty());
+}
+
+#[test]
+fn a_birth_date_in_the_future_is_not_saved_and_the_field_is_named() {
+    let (_sandbox, app) = signed_in(MO);
+
+    let outcome = save_patient(&app, None, &form("Future", "Child", "2999-01-01"));
+
+    let PatientOutcome::NotSaved { problems } = outcome else {
+        panic!("expected notSaved, got {outcome:?}");
+    };
+    let problem = problems
+        .iter()
+        .find(|p| p.key == "demographic.dateOfBirth")
+        .expect("the date of birth is named");
+    assert_eq!(problem.status, ChangeStatus::Rejected);
+    assert!(find_patients(&app, "Child").is_empty());
+}
+
+#[test]
+fn adding_someone_whose_name_and_birth_date_are_on_record_opens_that_patient() {
+    let (_sandbox, app) = signed_in(MO);
+    let rosa = demo_patient(&app, "Rosa Delgado");
+    let mut input = form("rosa", "DELGADO", "1988-04-17");
+    input.phone = None;
+
+    let (patient, _) = saved_patient(save_patient(&app, None, &input));
+
+    assert_eq!(patient.id, rosa.id);
+    assert_eq!(
+        patient.allergies[0].name, "Penicillins",
+        "her record, as it was"
+    );
+    assert_eq!(find_patients(&app, "Delgado").len(), 1, "nobody was added");
+}
+
+#[test]
+fn partial_details_that_fit_several_patients_answer_candidates_and_save_nothing() {
+    let (_sandbox, app) = signed_in(MO);
+    let patricia = add_patient(&app, "Patricia", "Candidate");
+    let patrick = add_patient(&app, "Patrick", "Candidate");
+    let mut partial = form("Pat", "Candidate", "");
+    partial.sex = None;
+    partial.phone = None;
+
+    let outcome = save_patient(&app, None, &partial);
+
+    let PatientOutcome::Candidates { reason, candidates } = outcome else {
+        panic!("expected candidates, got {outcome:?}");
+    };
+    assert!(!reason.is_empty());
+    assert_eq!(
+        ids(candidates.iter().map(|c| &c.id)),
+        ids([&patricia.id, &patrick.id])
+    );
+    assert_eq!(find_patients(&app, "Candidate").len(), 2);
+}
+
+#[test]
+fn changing_a_patients_demographics_keeps_the_patient_and_changes_the_fields_sent() {
+    let (_sandbox, app) = signed_in(MO);
+    let patient = add_patient(&app, "Iris", "Renamed");
+    let mut changed = form("Irene", "Renamed", "1980-04-02");
+    changed.email = Some("irene@example.org".into());
+
+    let (after, _) = saved_patient(save_patient(&app, Some(&patient.id), &changed));
+
+    assert_eq!(after.id, patient.id);
+    assert_eq!(after.first_name, "Irene");
+    assert_eq!(after.email.as_deref(), Some("irene@example.org"));
+}
+
+#[test]
+fn an_allergy_added_by_name_resolves_to_the_catalogs_allergen() {
+    let (_sandbox, app) = signed_in(MO);
+    let patient = add_patient(&app, "Alma", "Allergic");
+
+    let (after, notes) = saved_patient(edit_clinical(
+        &app,
+        &patient.id,
+        &allergy(Some("amoxicillin"), None),
+    ));
+
+    assert_eq!(after.allergies.len(), 1, "{notes:?}");
+    assert_eq!(after.allergies[0].name, "Amoxicillin");
+    assert_eq!(after.allergies[0].code.as_deref(), Some("723"));
+    assert!(notes.iter().all(|n| n.status != ChangeStatus::Ambiguous));
+}
+
+#[test]
+fn an_ambiguous_allergy_name_answers_a_note_with_options_and_resending_the_chosen_id_applies_it() {
+    let (_sandbox, app) = signed_in(MO);
+    let patient = add_patient(&app, "Abel", "Ambiguous");
+
+    let (unchanged, notes) = saved_patient(edit_clinical(
+        &app,
+        &patient.id,
+        &allergy(Some("antibiotics"), None),
+    ));
+
+    assert!(unchanged.allergies.is_empty(), "nothing saved");
+    let note = notes
+        .iter()
+        .find(|n| n.status == ChangeStatus::Ambiguous)
+        .expect("an ambiguous note");
+    assert_eq!(note.key, "clinical.allergies.add.0");
+    let labels: BTreeSet<&str> = note.options.iter().map(|o| o.label.as_str()).collect();
+    assert!(
+        labels.contains("Macrolide Antibiotics") && labels.contains("Sulfonamide Antibiotics"),
+        "{labels:?}"
+    );
+    let chosen = note
+        .options
+        .iter()
+        .find(|o| o.label == "Macrolide Antibiotics")
+        .unwrap();
+    assert_eq!(
+        chosen.argument.as_deref(),
+        Some("clinical.allergies.add.0.id")
+    );
+
+    let (after, _) = saved_patient(edit_clinical(
+        &app,
+        &patient.id,
+        &allergy(None, chosen.value.as_deref()),
+    ));
+
+    let names: Vec<&str> = after.allergies.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(names, ["Macrolide Antibiotics"]);
+}
+
+#[test]
+fn no_known_allergies_clears_the_allergy_list() {
+    let (_sandbox, app) = signed_in(MO);
+    let patient = add_patient(&app, "Nora", "Noallergy");
+    let (with, _) = saved_patient(edit_clinical(
+        &app,
+        &patient.id,
+        &allergy(Some("Penicillins"), None),
+    ));
+    assert_eq!(with.allergies.len(), 1);
+
+    let (after, _) = saved_patient(edit_clinical(
+        &app,
+        &patient.id,
+        &ClinicalEdit {
+            no_known_allergies: true,
+            ..Default::default()
+        },
+    ));
+
+    assert!(after.allergies.is_empty(), "{:?}", after.allergies);
+}
+
+// ---- prescriptions -------------------------------------------------------------------
+
+#[test]
+fn a_drug_look_up_offers_the_catalogs_drugs_as_options_and_creates_nothing() {
+    let (_sandbox, app) = signed_in(ADA);
+
+    let options: Vec<ChoiceView> = app.ok("look_up_drug", json!({"query": "amoxicillin"}));
+
+    assert!(options.len() > 1, "{options:?}");
+    assert!(
+        options
+            .iter()
+            .all(|o| o.argument.as_deref() == Some("treatment.id"))
+    );
+    assert!(
+        options
+            .iter()
+            .any(|o| o.value.as_deref() == Some(AMOXICILLIN))
+    );
+    assert!(work_lists(&app).drafts.is_empty(), "no draft was made");
+}
+
+#[test]
+fn amoxicillin_for_a_penicillin_allergic_patient_is_blocked_with_an_allergen_alert_offering_an_alternative()
+ {
+    let (_sandbox, app) = signed_in(ADA);
+    let rosa = demo_patient(&app, "Rosa Delgado");
+
+    let rx = draft(&app, &rosa.id, &drug(AMOXICILLIN));
+
+    assert_eq!(rx.status, Some(DraftStatus::Blocked));
+    let alert = rx
+        .alerts
+        .iter()
+        .find(|a| a.kind == AlertKind::Allergen)
+        .expect("an ALLERGEN alert");
+    assert!(
+        alert.involved.iter().any(|i| i == "Penicillins"),
+        "{:?}",
+        alert.involved
+    );
+    assert!(
+        alert
+            .alternatives
+            .iter()
+            .any(|o| o.value.as_deref() == Some(AZITHROMYCIN)
+                && o.argument.as_deref() == Some("treatment.id")),
+        "{:?}",
+        alert.alternatives
+    );
+}
+
+#[test]
+fn a_draft_from_a_template_is_saved_with_the_templates_drug_and_directions() {
+    let (_sandbox, app) = signed_in(ADA);
+    let patient = add_patient(&app, "Tess", "Template");
+
+    let rx = draft(&app, &patient.id, &template(LISINOPRIL_TEMPLATE));
+
+    assert_eq!(rx.template_id.as_deref(), Some(LISINOPRIL_TEMPLATE));
+    assert_eq!(rx.drug.id, "med_lisinopril_10_tab");
+    assert_eq!(
+        rx.instructions.as_deref(),
+        Some("Take 1 tablet by mouth once daily.")
+    );
+    assert_eq!(rx.dispense.quantity, Some(30.0));
+    assert_eq!(rx.signing, SigningState::Unsigned);
+    assert_eq!(rx.patient_id.as_deref(), Some(patient.id.as_str()));
+}
+
+#[test]
+fn signing_with_the_content_hash_shown_signs_the_prescription() {
+    let (_sandbox, app) = signed_in(ADA);
+    let patient = add_patient(&app, "Sid", "Signed");
+    let rx = draft(&app, &patient.id, &template(LISINOPRIL_TEMPLATE));
+
+    let results = sign(&app, &[&rx]);
+
+    assert_eq!(results.len(), 1);
+    let done = signed(&results[0]);
+    assert_eq!(done.id, rx.id);
+    assert_eq!(done.signing, SigningState::Signed);
+    assert!(done.signed_at.is_some());
+    let now: PrescriptionView = app.ok("get_prescription", json!({"id": rx.id}));
+    assert_eq!(now.signing, SigningState::Signed);
+}
+
+#[test]
+fn signing_after_the_draft_changed_answers_invalidated_with_the_new_content_and_the_new_hash_signs()
+{
+    let (_sandbox, app) = signed_in(ADA);
+    let patient = add_patient(&app, "Ivan", "Invalidated");
+    let shown = draft(&app, &patient.id, &template(LISINOPRIL_TEMPLATE));
+    let changed = DraftForm {
+        instructions: Some("Take 2 tablets by mouth once daily.".into()),
+        ..Default::default()
+    };
+    let PrescriptionOutcome::Saved { .. } =
+        save_draft(&app, &patient.id, Some(&shown.id), &changed)
+    else {
+        panic!("the draft was not changed");
+    };
+
+    let results = sign(&app, &[&shown]);
+
+    let SignResult::Invalidated { current, reason } = &results[0] else {
+        panic!("expected invalidated, got {results:?}");
+    };
+    assert!(!reason.is_empty());
+    assert_eq!(current.id, shown.id);
+    assert_ne!(current.content_hash, shown.content_hash);
+    assert_eq!(
+        current.instructions.as_deref(),
+        Some("Take 2 tablets by mouth once daily.")
+    );
+    assert_ne!(current.signing, SigningState::Signed);
+    let again = sign(&app, &[current]);
+    assert_eq!(signed(&again[0]).id, shown.id);
+}
+
+#[test]
+fn a_blocked_draft_is_rejected_when_signed() {
+    let (_sandbox, app) = signed_in(ADA);
+    let rosa = demo_patient(&app, "Rosa Delgado");
+    let rx = draft(&app, &rosa.id, &template(AMOXICILLIN_TEMPLATE));
+    assert_eq!(rx.status, Some(DraftStatus::Blocked));
+
+    let results = sign(&app, &[&rx]);
+
+    let SignResult::Rejected { id, reasons } = &results[0] else {
+        panic!("expected rejected, got {results:?}");
+    };
+    assert_eq!(id, &rx.id);
+    assert!(!reasons.is_empty());
+    let now: PrescriptionView = app.ok("get_prescription", json!({"id": rx.id}));
+    assert_eq!(now.signing, SigningState::Unsigned);
+}
+
+#[test]
+fn medical_operations_signing_fails_with_the_networks_refusal_naming_the_permission() {
+    let (_sandbox, app) = signed_in(MO);
+    let patient = add_patient(&app, "Rhea", "Refused");
+    let rx = draft(&app, &patient.id, &template(LISINOPRIL_TEMPLATE));
+
+    let results = sign(&app, &[&rx]);
+
+    let SignResult::Failed { id, error } = &results[0] else {
+        panic!("expected failed, got {results:?}");
+    };
+    assert_eq!(id, &rx.id);
+    assert!(
+        matches!(error, CommandError::Refused { code, required_permission: Some(permission), .. }
+            if code == "PRESCRIPTION_SIGNING_UNAUTHORIZED" && permission == "write:prescription"),
+        "{error:?}"
+    );
+}
+
+#[test]
+fn several_drafts_get_one_result_each_in_order_and_progress_counts_up_to_the_total() {
+    let (_sandbox, app) = signed_in(ADA);
+    let rosa = demo_patient(&app, "Rosa Delgado");
+    let one = draft(
+        &app,
+        &add_patient(&app, "Una", "First").id,
+        &template(LISINOPRIL_TEMPLATE),
+    );
+    let blocked = draft(&app, &rosa.id, &drug(AMOXICILLIN));
+    let two = draft(
+        &app,
+        &add_patient(&app, "Tomas", "Second").id,
+        &template(LISINOPRIL_TEMPLATE),
+    );
+
+    let results = sign(&app, &[&one, &blocked, &two]);
+
+    assert_eq!(results.len(), 3);
+    assert_eq!(signed(&results[0]).id, one.id);
+    assert!(matches!(&results[1], SignResult::Rejected { id, .. } if *id == blocked.id));
+    assert_eq!(signed(&results[2]).id, two.id);
+    let progress = app.signing_progress_until_done();
+    let expected: Vec<SigningProgress> = (0..=3)
+        .map(|done| SigningProgress { done, total: 3 })
+        .collect();
+    assert_eq!(progress, expected);
+}
+
+// ---- orders --------------------------------------------------------------------------
+
+#[test]
+fn sending_an_order_with_an_unsigned_prescription_keeps_it_a_draft_with_a_note_saying_why() {
+    let (_sandbox, app) = signed_in(MO);
+    let patient = add_patient(&app, "Una", "Unsigned");
+    let rx = draft(&app, &patient.id, &template(LISINOPRIL_TEMPLATE));
+    let order = draft_order(&app, &patient.id, &[&rx.id]);
+    assert_eq!(order.state, OrderState::Draft);
+
+    let (after, notes) = order_saved(app.ok("send_order", json!({"id": order.id})));
+
+    assert_eq!(after.state, OrderState::Draft);
+    assert!(
+        notes.iter().any(|n| n.key == "state"
+            && n.reason
+                .as_deref()
+                .is_some_and(|r| r.contains("not signed"))),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn an_order_for_a_patient_with_a_landline_is_not_sent_and_the_note_says_why() {
+    let (_sandbox, app) = signed_in(ADA);
+    let walter = demo_patient(&app, "Walter Brooks");
+    let rx = draft(&app, &walter.id, &drug(AZITHROMYCIN));
+    let order = draft_order(&app, &walter.id, &[&rx.id]);
+
+    let (after, notes) = order_saved(app.ok("send_order", json!({"id": order.id})));
+
+    assert_eq!(after.state, OrderState::Draft);
+    assert!(
+        notes.iter().any(|n| n
+            .reason
+            .as_deref()
+            .is_some_and(|r| r.contains("cannot receive texts"))),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn an_order_of_signed_prescriptions_is_sent_and_a_sent_order_can_be_canceled() {
+    let (_sandbox, app) = signed_in(ADA);
+    let order = order_ready_to_send(&app, "Sender");
+
+    let (sent, notes) = order_saved(app.ok("send_order", json!({"id": order.id})));
+    assert_eq!(sent.state, OrderState::Submitted, "{notes:?}");
+    assert!(notes.is_empty(), "{notes:?}");
+
+    let (canceled, _) = order_saved(app.ok("cancel_order", json!({"id": order.id})));
+    assert_eq!(canceled.state, OrderState::Canceled);
+    let now: OrderView = app.ok("get_order", json!({"id": order.id}));
+    assert_eq!(now.state, OrderState::Canceled);
+}
+
+#[test]
+fn a_pharmacy_name_that_fits_several_answers_options_with_offers_and_choosing_one_by_id_sets_it() {
+    let (_sandbox, app) = signed_in(ADA);
+    let order = order_ready_to_send(&app, "Pharmacist");
+    let search = PharmacySearch {
+        name: Some("Harbor Drug".into()),
+        ..Default::default()
+    };
+
+    let answer: PharmacyAnswer = app.ok(
+        "find_pharmacies",
+        json!({"orderId": order.id, "search": search}),
+    );
+
+    let PharmacyAnswer::Options { options } = answer else {
+        panic!("expected options, got {answer:?}");
+    };
+    assert!(options.len() > 1);
+    assert!(options.iter().all(|o| o.label.contains("Harbor Drug")));
+    assert!(options.iter().all(|o| !o.offers.is_empty()), "{options:?}");
+    let chosen = options[1]
+        .value
+        .clone()
+        .expect("an option names its pharmacy");
+    let (after, _) = order_saved(app.ok(
+        "choose_pharmacy",
+        json!({"orderId": order.id, "pharmacyId": chosen}),
+    ));
+    assert_eq!(after.pharmacy.map(|p| p.id), Some(chosen));
+}
+
+#[test]
+fn a_pharmacy_name_that_fits_one_pharmacy_sets_it_on_the_order() {
+    let (_sandbox, app) = signed_in(ADA);
+    let order = order_ready_to_send(&app, "Prairie");
+
+    let answer: PharmacyAnswer = app.ok(
+        "find_pharmacies",
+        json!({"orderId": order.id, "search": {"name": "Prairie Drug"}}),
+    );
+
+    let PharmacyAnswer::Chosen { order } = answer else {
+        panic!("expected chosen, got {answer:?}");
+    };
+    assert_eq!(
+        order.pharmacy.map(|p| p.id).as_deref(),
+        Some("phr_prairie_drug")
+    );
+}
+
+#[test]
+fn a_pharmacy_search_that_fits_none_answers_nothing_with_the_networks_reason() {
+    let (_sandbox, app) = signed_in(ADA);
+    let order = order_ready_to_send(&app, "Nowhere");
+
+    let answer: PharmacyAnswer = app.ok(
+        "find_pharmacies",
+        json!({"orderId": order.id, "search": {"name": "No Such Pharmacy"}}),
+    );
+
+    let PharmacyAnswer::Nothing { reasons } = answer else {
+        panic!("expected nothing, got {answer:?}");
+    };
+    assert!(reasons.iter().any(|r| r.reason.is_some()), "{reasons:?}");
+    let now: OrderView = app.ok("get_order", json!({"id": order.id}));
+    assert_eq!(now.pharmacy, None);
+}
+
+#[test]
+fn choosing_no_pharmacy_leaves_the_choice_to_the_patient() {
+    let (_sandbox, app) = signed_in(ADA);
+    let order = order_ready_to_send(&app, "Chooser");
+    let (with, _) = order_saved(app.ok(
+        "choose_pharmacy",
+        json!({"orderId": order.id, "pharmacyId": "phr_prairie_drug"}),
+    ));
+    assert!(with.pharmacy.is_some());
+
+    let (after, _) = order_saved(app.ok(
+        "choose_pharmacy",
+        json!({"orderId": order.id, "pharmacyId": null}),
+    ));
+
+    assert_eq!(after.pharmacy, None);
+}
+
+// ---- work lists and the local index --------------------------------------------------
+
+#[test]
+fn a_patient_opened_a_draft_and_an_order_show_up_in_the_work_lists() {
+    let (_sandbox, app) = signed_in(ADA);
+    let rosa = demo_patient(&app, "Rosa Delgado");
+    let _: PatientRecord = app.ok("get_patient", json!({"id": rosa.id}));
+    let patient = add_patient(&app, "Wanda", "Worklist");
+    let rx = draft(&app, &patient.id, &template(LISINOPRIL_TEMPLATE));
+    let order = draft_order(&app, &patient.id, &[&rx.id]);
+
+    let lists = work_lists(&app);
+
+    assert_eq!(
+        ids(lists.recent_patients.iter().map(|p| &p.id)),
+        ids([&rosa.id, &patient.id])
+    );
+    assert_eq!(lists.drafts.len(), 1);
+    assert_eq!(lists.drafts[0].prescription.id, rx.id);
+    assert_eq!(
+        lists.drafts[0].patient_name.as_deref(),
+        Some("Wanda Worklist")
+    );
+    assert_eq!(
+        lists.open_orders.iter().map(|o| &o.id).collect::<Vec<_>>(),
+        [&order.id]
+    );
+    assert_eq!(lists.dropped, 0);
+}
+
+#[test]
+fn a_signed_prescription_leaves_the_drafts_list() {
+    let (_sandbox, app) = signed_in(ADA);
+    let patient = add_patient(&app, "Dora", "Drafts");
+    let kept = draft(&app, &patient.id, &template(LISINOPRIL_TEMPLATE));
+    let other = add_patient(&app, "Sam", "Drafts");
+    let to_sign = draft(&app, &other.id, &template(LISINOPRIL_TEMPLATE));
+
+    signed(&sign(&app, &[&to_sign])[0]);
+    let lists = work_lists(&app);
+
+    let drafts: Vec<&String> = lists.drafts.iter().map(|d| &d.prescription.id).collect();
+    assert_eq!(drafts, [&kept.id]);
+}
+
+#[test]
+fn the_patients_own_work_lists_their_drafts_and_orders() {
+    let (_sandbox, app) = signed_in(ADA);
+    let patient = add_patient(&app, "Paula", "Ownwork");
+    let rx = draft(&app, &patient.id, &template(LISINOPRIL_TEMPLATE));
+    let order = draft_order(&app, &patient.id, &[&rx.id]);
+    let someone_else = add_patient(&app, "Oscar", "Otherwork");
+    let _ = draft(&app, &someone_else.id, &template(LISINOPRIL_TEMPLATE));
+
+    let work: PatientWork = app.ok("patient_work", json!({"id": patient.id}));
+
+    assert_eq!(
+        work.prescriptions.iter().map(|p| &p.id).collect::<Vec<_>>(),
+        [&rx.id]
+    );
+    assert_eq!(
+        work.orders.iter().map(|o| &o.id).collect::<Vec<_>>(),
+        [&order.id]
+    );
+}
+
+#[test]
+fn another_organizations_session_sees_none_of_the_work_lists() {
+    let (_sandbox, app) = signed_in(ADA);
+    let patient = add_patient(&app, "Mabel", "Mapleonly");
+    let rx = draft(&app, &patient.id, &template(LISINOPRIL_TEMPLATE));
+    let _ = draft_order(&app, &patient.id, &[&rx.id]);
+    let () = app.ok("sign_out", json!({}));
+
+    app.sign_in_at(ADA, BIRCH);
+    let lists = work_lists(&app);
+
+    assert_eq!(
+        status(&app).session.map(|s| s.organization_name).as_deref(),
+        Some(BIRCH)
+    );
+    assert!(lists.recent_patients.is_empty(), "{lists:?}");
+    assert!(lists.drafts.is_empty() && lists.open_orders.is_empty());
+    assert_eq!(lists.dropped, 0);
+}
+
+#[test]
+fn another_organizations_patient_id_reads_as_not_found() {
+    let (_sandbox, app) = signed_in(ADA);
+    let patient = add_patient(&app, "Maud", "Mapleonly");
+    let () = app.ok("sign_out", json!({}));
+    app.sign_in_at(ADA, BIRCH);
+
+    let answer = app.call::<PatientRecord>("get_patient", json!({"id": patient.id}));
+
+    assert!(
+        matches!(answer, Err(CommandError::NotFound { .. })),
+        "{answer:?}"
+    );
+}
+
+#[test]
+fn an_indexed_id_the_network_no_longer_knows_is_dropped_and_counted() {
     let sandbox = sandbox();
-    let app = TestApp::start(Options::new(&sandbox, &locked_keyring()));
-    assert_eq!(status(&app).storage, SessionStorage::Keyring);
-
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.sqlite");
+    let mut options = Options::new(&sandbox, &mock_keyring());
+    options.index_file = Some(path.clone());
+    let app = TestApp::start(options);
     app.sign_in_as(ADA);
+    let patient = add_patient(&app, "Gina", "Gone");
+    let same_index = Index::open(&path).unwrap();
+    let scope = maple_scope();
+    same_index
+        .touch(&scope, RecordKind::Patient, "pat_01NOSUCHPATIENT", None)
+        .unwrap();
+    same_index
+        .touch(
+            &scope,
+            RecordKind::Order,
+            "ord_01NOSUCHORDER",
+            Some(&patient.id),
+        )
+        .unwrap();
 
-    let event = app
-        .session_events
+    let lists = work_lists(&app);
+
+    assert_eq!(lists.dropped, 2);
+    assert_eq!(
+        lists
+            .recent_patients
+            .iter()
+            .map(|p| &p.id)
+            .collect::<Vec<_>>(),
+        [&patient.id]
+    );
+    assert!(lists.open_orders.is_empty());
+    assert_eq!(
+        work_lists(&app).dropped,
+        0,
+        "dropped from the index for good"
+    );
+}
+
+#[test]
+fn the_local_index_file_holds_ids_only_and_no_patient_details() {
+    let sandbox = sandbox();
+    let dir = tempfile::tempdir().unwrap();
+    let mut options = Options::new(&sandbox, &mock_keyring());
+    options.index_file = Some(dir.path().join("index.sqlite"));
+    let app = TestApp::start(options);
+    app.sign_in_as(ADA);
+    let mut input = form("Zebediah", "Quuxworth", "1950-02-03");
+    input.email = Some("zeb@quux.example".into());
+    let (patient, _) = saved_patient(save_patient(&app, None, &input));
+    let rx = draft(&app, &patient.id, &template(LISINOPRIL_TEMPLATE));
+    let _ = draft_order(&app, &patient.id, &[&rx.id]);
+    let _ = work_lists(&app);
+
+    let mut bytes = Vec::new();
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let path = entry.unwrap().path();
+        if path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("index"))
+        {
+            bytes.extend(std::fs::read(path).unwrap());
+        }
+    }
+
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(text.contains(&patient.id), "the index holds the ids");
+    for private in [
+        "Zebediah",
+        "Quuxworth",
+        "1950-02-03",
+        "zeb@quux.example",
+        MOBILE,
+    ] {
+        assert!(!text.contains(private), "{private} is in the index file");
+    }
+}
+
+// ---- links ---------------------------------------------------------------------------
+
+#[test]
+fn open_link_reads_rxdesk_links_and_bare_ids_and_refuses_other_schemes() {
+    let app = TestApp::start(Options::built_in(&mock_keyring()));
+
+    let order: LinkTarget = app.ok("open_link", json!({"text": "rxdesk://order/ord_01ABC"}));
+    let bare: LinkTarget = app.ok("open_link", json!({"text": " rx_01XYZ "}));
+    let other = app.call::<LinkTarget>(
+        "open_link",
+        json!({"text": "https://example.org/order/ord_01ABC"}),
+    );
+
+    assert_eq!(
+        order,
+        LinkTarget {
+            kind: RecordKind::Order,
+            id: "ord_01ABC".into()
+        }
+    );
+    assert_eq!(
+        bare,
+        LinkTarget {
+            kind: RecordKind::Prescription,
+            id: "rx_01XYZ".into()
+        }
+    );
+    assert!(
+        matches!(&other, Err(CommandError::Invalid { code, .. }) if code == "INVALID_LINK"),
+        "{other:?}"
+    );
+    for refused in ["rxdesk://order/../../etc", "javascript:alert(1)", "hello"] {
+        let answer = app.call::<LinkTarget>("open_link", json!({"text": refused}));
+        assert!(
+            matches!(answer, Err(CommandError::Invalid { .. })),
+            "{refused:?}: {answer:?}"
+        );
+    }
+}
+
+#[test]
+fn a_records_link_opens_that_record() {
+    let (_sandbox, app) = signed_in(MO);
+    let rosa = demo_patient(&app, "Rosa Delgado");
+    let record: PatientRecord = app.ok("get_patient", json!({"id": rosa.id}));
+
+    let target: LinkTarget = app.ok("open_link", json!({"text": record.link}));
+
+    assert_eq!(
+        target,
+        LinkTarget {
+            kind: RecordKind::Patient,
+            id: rosa.id
+        }
+    );
+}
+
+#[test]
+fn a_link_the_os_hands_over_reaches_the_ui_as_an_open_link_event() {
+    let app = TestApp::start(Options::built_in(&mock_keyring()));
+
+    app.core().link_received("rxdesk://order/ord_01ABC");
+    app.core().link_received("javascript:alert(1)");
+
+    let opened = app
+        .link_events
         .recv_timeout(Duration::from_secs(5))
         .unwrap();
-    assert!(event.session.is_some());
-    assert!(
-        matches!(&event.storage, SessionStorage::MemoryOnly { reason } if reason.contains("locked")),
-        "{:?}",
-        event.storage
+    assert_eq!(
+        opened,
+        LinkEvent::Open {
+            target: LinkTarget {
+                kind: RecordKind::Order,
+                id: "ord_01ABC".into()
+            }
+        }
     );
-    assert!(matches!(
-        status(&app).storage,
-        SessionStorage::MemoryOnly { .. }
-    ));
-    let page: Value = app.ok("search_patients", json!({"query": "", "after": null}));
-    assert!(
-        page["items"].is_array(),
-        "the session still works from memory"
-    );
+    let refused = app
+        .link_events
+        .recv_timeout(Duration::from_secs(5))
+        .unwrap();
+    assert!(matches!(refused, LinkEvent::Invalid { .. }), "{refused:?}");
 }

@@ -1,6 +1,7 @@
-//! A whole journey through the commands leaves nothing secret in the logs:
-//! neither token nor the patient's name (own process: it installs the global
-//! subscriber).
+//! A whole journey through the commands (add a patient, an allergy, a drug
+//! look-up, a draft, signing, an order sent, a search, the work lists) leaves
+//! nothing secret in the logs: neither token nor any of the patient's fields
+//! (own process: it installs the global subscriber).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -8,7 +9,7 @@ mod support;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use rxdesk_lib::ipc::{Patient, Prescription};
+use rxdesk_lib::ipc::{OrderOutcome, PatientOutcome, PrescriptionOutcome, SignResult};
 use serde_json::{Value, json};
 use support::*;
 
@@ -39,23 +40,45 @@ fn a_full_journey_logs_neither_tokens_nor_patient_names() {
     let keyring = mock_keyring();
     let app = TestApp::start(Options::new(&sandbox, &keyring));
     app.sign_in_as(ADA);
-    let patient: Patient = app.ok(
-        "create_patient",
-        json!({"input": {"firstName": "Zebediah", "lastName": "Quuxworth", "dateOfBirth": "1950-02-03",
-                          "sex": "MALE", "email": "zeb@quux.example", "phone": null}}),
+    let outcome: PatientOutcome = app.ok(
+        "save_patient",
+        json!({"id": null, "input": {"firstName": "Zebediah", "lastName": "Quuxworth", "dateOfBirth": "1950-02-03",
+                                     "sex": "MALE", "email": "zeb@quux.example", "phone": "+16175550177"}}),
     );
-    let meds: Vec<Value> = app.ok("search_medications", json!({"query": "am"}));
-    let draft: Prescription = app.ok(
-        "create_prescription",
-        json!({"input": {"patientId": patient.id, "medicationId": meds[0]["id"], "dispenseQuantity": 10.0,
-                          "dispenseUnit": "tablet", "refills": 0, "daysSupply": 10,
-                          "instructions": "Take with water", "notes": null, "effectiveDate": null}}),
+    let PatientOutcome::Saved { patient, .. } = outcome else {
+        panic!("not added: {outcome:?}");
+    };
+    let _: PatientOutcome = app.ok(
+        "edit_clinical",
+        json!({"id": patient.id, "edit": {"addAllergies": [{"name": "Penicillins", "id": null, "status": null}],
+                                          "removeAllergies": [], "noKnownAllergies": false, "addMedications": [],
+                                          "removeMedications": [], "addDiagnoses": [], "removeDiagnoses": []}}),
     );
-    let _: Value = app.ok("sign_prescriptions", json!({"ids": [draft.id]}));
-    let _: Value = app.ok(
-        "search_patients",
-        json!({"query": "Quuxworth", "after": null}),
+    let drugs: Vec<Value> = app.ok("look_up_drug", json!({"query": "lisinopril"}));
+    assert!(!drugs.is_empty());
+    let drafted: PrescriptionOutcome = app.ok(
+        "save_draft",
+        json!({"patientId": patient.id, "id": null,
+               "form": {"templateId": "tmpl_maple_lisinopril_10_daily", "instructions": "Take with water"}}),
     );
+    let PrescriptionOutcome::Saved { prescription, .. } = drafted else {
+        panic!("no draft: {drafted:?}");
+    };
+    let signed: Vec<SignResult> = app.ok(
+        "sign_prescriptions",
+        json!({"items": [{"id": prescription.id, "contentHash": prescription.content_hash}]}),
+    );
+    assert!(matches!(signed[0], SignResult::Signed { .. }), "{signed:?}");
+    let order: OrderOutcome = app.ok(
+        "draft_order",
+        json!({"patientId": patient.id, "prescriptionIds": [prescription.id]}),
+    );
+    let OrderOutcome::Saved { order, .. } = order else {
+        panic!("no order: {order:?}");
+    };
+    let _: OrderOutcome = app.ok("send_order", json!({"id": order.id}));
+    let _: Value = app.ok("find_patients", json!({"query": "Zebediah Quuxworth"}));
+    let _: Value = app.ok("work_lists", json!({}));
     let stored: Value = serde_json::from_str(&keyring.load(ENV_ID).unwrap().unwrap()).unwrap();
     let () = app.ok("sign_out", json!({}));
 
@@ -67,7 +90,14 @@ fn a_full_journey_logs_neither_tokens_nor_patient_names() {
     ] {
         assert!(!logs.contains(secret), "a token reached the logs");
     }
-    for private in ["Zebediah", "Quuxworth", "zeb@quux.example", "1950-02-03"] {
+    for private in [
+        "Zebediah",
+        "Quuxworth",
+        "zeb@quux.example",
+        "1950-02-03",
+        "+16175550177",
+        "Take with water",
+    ] {
         assert!(!logs.contains(private), "{private} reached the logs");
     }
 }

@@ -1,16 +1,17 @@
-//! Journey 8: nothing secret or personal reached a log during the whole run.
+//! Journey 7: nothing secret or personal reached a log, or the local index,
+//! during the whole run.
 //!
 //! What it covers, honestly: the tokens are those the harness saw — the
 //! keyring polled twice a second for the whole run plus after each sign-in and
-//! at checkpoints of journeys 4–6 (access and refresh tokens of each user
+//! at checkpoints of journeys 3–5 (access and refresh tokens of each user
 //! session), the smoke test's own sign-in, and the machine tokens the harness
 //! fetched. A token the app obtained by silent renewal and replaced within half
-//! a second (journey 6 renews on every request) can escape the list: the
+//! a second (journey 5 renews on every request) can escape the list: the
 //! sandbox keeps no access tokens to ask for. The names are every
 //! patient name the run used, whole and as first and last names. The logs are
 //! every file under `target/e2e/logs` (app and driver output per journey,
 //! sandboxes, keyring, Xvfb, the browser program) and the app's own log
-//! directory in the isolated home.
+//! data directory in the isolated home (its logs and the local index).
 
 use anyhow::{Result, ensure};
 use rxdesk_e2e::APP_IDENTIFIER;
@@ -18,7 +19,8 @@ use rxdesk_e2e::tokens::{files_containing, walk};
 
 use crate::Run;
 
-/// Journey 8.
+/// Journey 7. The local index (ids of records this workstation opened) is
+/// searched too: it must hold no patient data either.
 pub async fn no_log_of_the_run_holds_a_token_or_a_patient_name(run: &mut Run) -> Result<()> {
     for token in run.keyring_watch.tokens() {
         run.saw_token("keyring poll", &token);
@@ -48,8 +50,16 @@ pub async fn no_log_of_the_run_holds_a_token_or_a_patient_name(run: &mut Run) ->
             needles.push((format!("patient name part {part:?}"), part.to_owned()));
         }
     }
-    let app_logs = run.world.home.data().join(APP_IDENTIFIER).join("logs");
-    let roots = vec![run.world.layout.logs(), app_logs.clone()];
+    let app_data = run.world.home.data().join(APP_IDENTIFIER);
+    let app_logs = app_data.join("logs");
+    let index = app_data.join("index.sqlite");
+    ensure!(
+        index.is_file(),
+        "the app kept no local index at {}",
+        index.display()
+    );
+    // The app's data directory: its logs and the index (with its -wal file).
+    let roots = vec![run.world.layout.logs(), app_data.clone()];
     let files: Vec<_> = roots.iter().flat_map(|r| walk(r)).collect();
     ensure!(
         files.iter().any(|f| f.starts_with(&app_logs)),

@@ -45,6 +45,9 @@ pub struct Run {
     pub patient_names: Vec<String>,
     /// Tokens the keyring held at any moment of the run (polled).
     pub keyring_watch: KeyringWatch,
+    /// Links staff copied for the prescriber (journey 1 → journey 2).
+    pub draft_link: Option<String>,
+    pub order_link: Option<String>,
 }
 
 impl Run {
@@ -108,6 +111,8 @@ async fn run(filters: &[String]) -> ExitCode {
         world,
         tokens: Vec::new(),
         patient_names: Vec::new(),
+        draft_link: None,
+        order_link: None,
     };
     let mut report = Report::default();
 
@@ -126,12 +131,13 @@ async fn run(filters: &[String]) -> ExitCode {
 
     journey!(smoke::the_app_window_opens_titled_rx_desk);
     journey!(smoke::the_browser_program_completes_a_sign_in_on_its_own);
-    journey!(workflows::staff_prepare_a_patient_two_drafts_and_an_order_and_the_network_refuses_signing_and_sending);
-    journey!(workflows::a_prescriber_in_two_organizations_chooses_one_sees_only_its_patients_and_signs_both_drafts);
-    journey!(workflows::staff_send_the_signed_order_and_it_shows_as_sent);
+    journey!(workflows::staff_add_a_patient_with_an_allergy_draft_two_prescriptions_one_blocked_build_an_order_and_are_refused_signing);
+    journey!(workflows::a_prescriber_opens_the_link_in_a_second_launch_reviews_signs_again_after_a_change_and_sends);
     journey!(session::after_a_restart_the_session_is_back_from_the_secret_service_and_no_file_holds_the_token);
     journey!(session::signing_out_removes_the_keyring_entry_and_revokes_the_refresh_token);
-    journey!(session::a_session_expired_beyond_renewal_mid_form_asks_to_sign_in_and_keeps_the_form);
+    journey!(
+        session::a_session_expired_beyond_renewal_mid_form_asks_to_sign_in_and_gives_the_form_back
+    );
     journey!(
         session::cancelling_on_the_sign_in_page_says_access_was_denied_and_offers_to_try_again
     );

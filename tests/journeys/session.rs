@@ -1,11 +1,11 @@
-//! Journeys 4–7: the session as the user and the Secret Service see it —
+//! Journeys 3–6: the session as the user and the Secret Service see it —
 //! restored after a restart, removed and revoked on sign-out, expired beyond
 //! renewal in the middle of a form, and a sign-in cancelled in the browser.
 
 use std::time::Duration;
 
 use anyhow::{Context, Result, ensure};
-use rxdesk_e2e::fixture::{HARBOR_BACKEND, SAM};
+use rxdesk_e2e::fixture::{HARBOR_BACKEND, PIA, SAM};
 use rxdesk_e2e::services::Lifetimes;
 use rxdesk_e2e::tokens::{files_containing, stored_sessions};
 use rxdesk_e2e::{CLIENT_ID, KEYRING_SERVICE};
@@ -16,17 +16,17 @@ use crate::steps::{
     start_prescription,
 };
 
-const J4: &str = "04-restart";
-const J5: &str = "05-sign-out";
-const J6: &str = "06-expiry";
-const J7: &str = "07-cancel";
+const J4: &str = "03-restart";
+const J5: &str = "04-sign-out";
+const J6: &str = "05-expiry";
+const J7: &str = "06-cancel";
 
 /// Lines the browser program has logged so far (a sign-in adds some).
 fn browser_lines(run: &Run) -> usize {
     std::fs::read_to_string(run.world.browser_log()).map_or(0, |t| t.lines().count())
 }
 
-/// Journey 4. Follows journey 3, which left staff signed in.
+/// Journey 3. Follows journey 2, which left the prescriber signed in.
 pub async fn after_a_restart_the_session_is_back_from_the_secret_service_and_no_file_holds_the_token(
     run: &mut Run,
 ) -> Result<()> {
@@ -40,7 +40,7 @@ pub async fn after_a_restart_the_session_is_back_from_the_secret_service_and_no_
     app.button("Sign out")
         .await
         .context("the session was not restored")?;
-    app.wait_for_text(SAM.name).await?;
+    app.wait_for_text(PIA.name).await?;
     ensure!(
         browser_lines(run) == browsed,
         "the restart went through the browser"
@@ -68,7 +68,7 @@ pub async fn after_a_restart_the_session_is_back_from_the_secret_service_and_no_
     app.quit().await
 }
 
-/// Journey 5.
+/// Journey 4.
 pub async fn signing_out_removes_the_keyring_entry_and_revokes_the_refresh_token(
     run: &mut Run,
 ) -> Result<()> {
@@ -103,17 +103,17 @@ pub async fn signing_out_removes_the_keyring_entry_and_revokes_the_refresh_token
         .await?;
     app.wait_for_text("Sign in with your browser").await?;
     ensure!(
-        !app.text().await?.contains(SAM.name),
+        !app.text().await?.contains(PIA.name),
         "still signed in after a restart"
     );
     app.shot("restart shows sign-in").await?;
     app.quit().await
 }
 
-/// Journey 6. Its own sandbox: user tokens of 10 s (under the app's renewal
+/// Journey 5. Its own sandbox: user tokens of 10 s (under the app's renewal
 /// margin, so every request renews and rotates), refresh tokens of 25 s
 /// (sign-in to the last request takes a few seconds).
-pub async fn a_session_expired_beyond_renewal_mid_form_asks_to_sign_in_and_keeps_the_form(
+pub async fn a_session_expired_beyond_renewal_mid_form_asks_to_sign_in_and_gives_the_form_back(
     run: &mut Run,
 ) -> Result<()> {
     let lifetimes = Lifetimes {
@@ -147,20 +147,28 @@ pub async fn a_session_expired_beyond_renewal_mid_form_asks_to_sign_in_and_keeps
 
     app.click("Save draft").await?;
     app.wait_for_text("Your session ended").await?;
-    app.shot("asked to sign in again, form kept").await?;
-    let quantity = app.value_of("Quantity").await.context(
-        "the prescription form is gone after the session ended: what was typed was lost",
-    )?;
+    // Nothing of the patient shows behind the sign-in screen.
+    ensure!(
+        !app.text().await?.contains(patients::EXPIRY.1),
+        "the patient's name shows through the sign-in screen"
+    );
+    app.shot("asked to sign in again, nothing behind").await?;
+
+    // The same user signs back in: the form is back as it was typed.
+    sign_in(run, &app, J6, &SAM, None).await?;
+    let quantity = app
+        .value_of("Quantity")
+        .await
+        .context("the prescription form is gone after signing in again: what was typed was lost")?;
     ensure!(quantity == "21", "the quantity typed was lost");
     ensure!(
         app.value_of("Instructions").await? == "One capsule three times daily for seven days",
         "the instructions typed were lost"
     );
     app.wait_for_text(&format!("Chosen: {medication}")).await?;
-
-    sign_in(run, &app, J6, &SAM, None).await?;
+    app.shot("form kept after signing in again").await?;
     app.click("Save draft").await?;
-    app.wait_until_gone("Save draft").await?;
+    app.wait_for_text("Screening:").await?;
     app.wait_for_text(&medication).await?;
     app.shot("submitted after signing in again").await?;
     app.quit().await?;
@@ -168,7 +176,7 @@ pub async fn a_session_expired_beyond_renewal_mid_form_asks_to_sign_in_and_keeps
     Ok(())
 }
 
-/// Journey 7.
+/// Journey 6.
 pub async fn cancelling_on_the_sign_in_page_says_access_was_denied_and_offers_to_try_again(
     run: &mut Run,
 ) -> Result<()> {

@@ -79,7 +79,13 @@ impl MadePatient {
     }
 }
 
-/// Creates a patient through a backend's machine token (client credentials).
+/// The Network API's request metadata, as a backend sends it.
+fn metadata() -> serde_json::Value {
+    serde_json::json!({ "source": "DIRECT_API", "client": "rxdesk-e2e" })
+}
+
+/// Adds a patient through a backend's machine token (client credentials):
+/// a Sync with the four fields that add someone new.
 pub async fn patient_via_backend(
     sandbox: &Sandbox,
     (client_id, secret): (&str, &str),
@@ -89,59 +95,99 @@ pub async fn patient_via_backend(
     let data = sandbox
         .graphql(
             &token,
-            "mutation($input: CreatePatientInput!) { createPatient(input: $input) { \
-             __typename ... on Patient { id } ... on ValidationError { message } ... on UnauthorizedError { message } } }",
-            serde_json::json!({ "input": {
-                "externalId": format!("e2e-{first}-{last}"),
-                "name": { "first": first, "last": last },
-                "dateOfBirth": "1971-09-30",
-                "sex": "MALE",
-            }}),
+            "mutation Sync($patient: PatientInput!, $metadata: RequestMetadata!) { \
+             patient(patient: $patient, metadata: $metadata) { __typename \
+             ... on PatientPayload { patient { __typename ... on Patient { id } } unappliedChanges { key reason } } \
+             ... on UnauthorizedError { code message } } }",
+            serde_json::json!({
+                "patient": { "demographic": {
+                    "name": { "first": first, "last": last },
+                    "dateOfBirth": "1971-09-30",
+                    "sex": "MALE",
+                    "phone": "+16175550177",
+                }},
+                "metadata": metadata(),
+            }),
         )
         .await?;
-    let result = &data["createPatient"];
-    ensure!(
-        result["__typename"] == "Patient",
-        "createPatient refused: {result}"
-    );
+    let result = &data["patient"];
+    let id = result["patient"]["id"].as_str().unwrap_or_default();
+    ensure!(!id.is_empty(), "the patient was not added: {result}");
     Ok(MadePatient {
-        id: result["id"].as_str().unwrap_or_default().to_owned(),
+        id: id.to_owned(),
         name: patients::full((first, last)),
         token: (format!("machine token of {client_id}"), token),
     })
 }
 
-/// From anywhere in the workspace: the Patients tab, search, open `name`.
+/// Changes a draft's instructions through a backend, behind the app's back.
+pub async fn change_draft_via_backend(
+    sandbox: &Sandbox,
+    (client_id, secret): (&str, &str),
+    prescription_id: &str,
+    instructions: &str,
+) -> Result<String> {
+    let token = sandbox.machine_token(client_id, secret).await?;
+    let data = sandbox
+        .graphql(
+            &token,
+            "mutation Update($prescription: PrescriptionInput!, $metadata: RequestMetadata!) { \
+             prescription(prescription: $prescription, metadata: $metadata) { __typename \
+             ... on PrescriptionPayload { prescription { id instructions } unappliedChanges { key reason } } \
+             ... on UnauthorizedError { code message } } }",
+            serde_json::json!({
+                "prescription": { "id": prescription_id, "instructions": instructions },
+                "metadata": metadata(),
+            }),
+        )
+        .await?;
+    let result = &data["prescription"];
+    ensure!(
+        result["prescription"]["instructions"] == instructions,
+        "the draft was not changed: {result}"
+    );
+    Ok(token)
+}
+
+/// From anywhere in the workspace: the Patients tab, search, open `name` from
+/// the candidates (the app never opens one by itself).
 pub async fn open_patient(app: &Desktop, name: &str) -> Result<()> {
     app.click("Patients").await?;
     app.fill("Search patients by name", name).await?;
     app.click(name).await?;
-    app.wait_for_text("Prescriptions").await?;
+    app.wait_for_text("Allergies").await?;
     app.button("Draft prescription").await?;
     Ok(())
 }
 
-/// Opens **Draft prescription**, searches `medication` and picks the first
-/// match; returns the medication's name as the app shows it.
-pub async fn start_prescription(app: &Desktop, medication: &str) -> Result<String> {
+/// Opens **Draft prescription**, looks `drug` up and picks the first option;
+/// returns the drug's name as the app shows it.
+pub async fn start_prescription(app: &Desktop, drug: &str) -> Result<String> {
     app.click("Draft prescription").await?;
-    app.fill("Medication", medication).await?;
-    let first = app.button_in("Medications found").await?;
+    app.fill("Drug", drug).await?;
+    let first = app.button_in("Drugs found").await?;
     let name = first.text().await?.trim().to_owned();
     first.click().await?;
     app.wait_for_text(&format!("Chosen: {name}")).await?;
     Ok(name)
 }
 
-/// Fills the rest of an opened prescription form and saves it as a draft.
-pub async fn finish_prescription(
-    app: &Desktop,
-    medication: &str,
-    instructions: &str,
-) -> Result<()> {
+/// Fills the rest of an opened prescription form and saves it as a draft;
+/// waits for the network's screening answer.
+pub async fn finish_prescription(app: &Desktop, instructions: &str) -> Result<()> {
     app.fill("Instructions", instructions).await?;
+    app.fill("Quantity", "30").await?;
+    app.fill("Unit", "tablet").await?;
+    app.fill("Days supply", "30").await?;
     app.click("Save draft").await?;
-    app.wait_until_gone("Save draft").await?;
-    app.wait_for_text(medication).await?;
+    app.wait_for_text("Screening:").await?;
     Ok(())
+}
+
+/// Copies the record's link the way staff do, and returns what was copied.
+pub async fn copy_link(app: &Desktop) -> Result<String> {
+    app.click("Copy link for the prescriber").await?;
+    let link = app.value_of("Link").await?;
+    ensure!(link.starts_with("rxdesk://"), "no link shown: {link:?}");
+    Ok(link)
 }

@@ -138,10 +138,48 @@ impl Desktop {
             .await?)
     }
 
-    /// Saves a screenshot as the journey's next step.
+    /// Saves a screenshot as the journey's next step, then checks the screen
+    /// with axe-core for WCAG 2.2 A/AA: a violation fails the step, naming the
+    /// rules and the elements.
     pub async fn shot(&mut self, step: &str) -> Result<PathBuf> {
         let png = self.client()?.screenshot().await?;
-        self.shots.save(step, &png)
+        let path = self.shots.save(step, &png)?;
+        let violations = self.accessibility_violations().await?;
+        if !violations.is_empty() {
+            bail!(
+                "axe-core finds WCAG 2.2 AA violations on {step:?} ({}):\n  {}",
+                path.display(),
+                violations.join("\n  ")
+            );
+        }
+        Ok(path)
+    }
+
+    /// axe-core (the UI's own locked copy, `ui/node_modules/axe-core`) run in
+    /// the window against the WCAG 2.0/2.1/2.2 A and AA rules: one line per
+    /// violated rule, with the elements it found.
+    pub async fn accessibility_violations(&self) -> Result<Vec<String>> {
+        let axe = axe_source()?;
+        let script = format!(
+            "{axe}\n;const done = arguments[arguments.length - 1];\
+             axe.run(document, {{ runOnly: {{ type: 'tag', values: \
+             ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] }} }})\
+             .then(r => done({{ passes: r.passes.length, violations: r.violations.map(v => v.id + ' (' + v.impact + '): ' + v.help + ' — ' \
+             + v.nodes.map(n => n.target.join(' ')).join(', ')) }}))\
+             .catch(e => done({{ passes: 0, violations: ['axe-core did not run: ' + e] }}));"
+        );
+        #[derive(serde::Deserialize)]
+        struct Report {
+            passes: usize,
+            violations: Vec<String>,
+        }
+        let answer = self.client()?.execute_async(&script, vec![]).await?;
+        let report: Report = serde_json::from_value(answer)?;
+        // A run that checked nothing would pass anything: say so instead.
+        if report.passes == 0 && report.violations.is_empty() {
+            bail!("axe-core checked no rule on this screen");
+        }
+        Ok(report.violations)
     }
 
     /// Waits until the window shows `text` somewhere.
@@ -369,6 +407,15 @@ impl Desktop {
         }
         Err(e.context(shot))
     }
+}
+
+/// axe-core's script, read once from the UI's dependencies.
+fn axe_source() -> Result<&'static str> {
+    static AXE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/node_modules/axe-core/axe.min.js");
+    AXE.get_or_init(|| std::fs::read_to_string(&path).ok())
+        .as_deref()
+        .with_context(|| format!("no axe-core at {} (run npm --prefix ui ci)", path.display()))
 }
 
 /// Numbered screenshots of one journey: `<dir>/NN-step.png`.

@@ -207,6 +207,38 @@ impl World {
         .await
     }
 
+    /// Starts the app a second time with `link` as its argument, as the OS does
+    /// when a `rxdesk://` link is opened, and waits for it to hand the link to
+    /// the running instance and exit. Fails if it keeps running (a second window).
+    pub async fn launch_with_link(&self, sandbox: &Sandbox, link: &str) -> Result<()> {
+        let log = self.layout.logs().join("second-launch.log");
+        let mut guard = process::Guard::spawn(
+            "rxdesk (second launch)",
+            std::process::Command::new(&self.layout.app)
+                .arg(link)
+                .env_clear()
+                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+                .envs(self.app_env(sandbox)),
+            &log,
+        )?;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while std::time::Instant::now() < deadline {
+            if let Some(status) = guard.try_wait()? {
+                anyhow::ensure!(
+                    status.success(),
+                    "the second launch failed ({status}); see {}",
+                    log.display()
+                );
+                return Ok(());
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+        anyhow::bail!(
+            "the second launch kept running instead of handing the link over; see {}",
+            log.display()
+        )
+    }
+
     /// Tells the browser program how to answer the next sign-in page.
     pub fn plan_sign_in(
         &self,

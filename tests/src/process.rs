@@ -153,6 +153,11 @@ impl Guard {
         matches!(self.child.try_wait(), Ok(None))
     }
 
+    /// The child's exit status once it has exited (`None` while it runs).
+    pub fn try_wait(&mut self) -> Result<Option<std::process::ExitStatus>> {
+        Ok(self.child.try_wait()?)
+    }
+
     /// What the guard runs, for messages.
     pub fn name(&self) -> &str {
         &self.name

@@ -351,7 +351,7 @@ impl Sandbox {
         Ok(answer.status().is_success())
     }
 
-    /// A GraphQL request with `token`; the `data` of the answer.
+    /// A Network API request with `token`; the `data` of the answer.
     pub async fn graphql(
         &self,
         token: &str,
@@ -360,7 +360,7 @@ impl Sandbox {
     ) -> Result<serde_json::Value> {
         let answer: serde_json::Value = self
             .http
-            .post(self.url.join("/legacy/graphql")?)
+            .post(self.url.join("/graphql")?)
             .bearer_auth(token)
             .json(&serde_json::json!({ "query": query, "variables": variables }))
             .send()

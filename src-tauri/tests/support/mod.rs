@@ -1,18 +1,24 @@
 //! Test plumbing for the command-level tests: the app built on Tauri's mock
 //! runtime around an [`AppCore`] whose environment is an in-process sandbox
 //! (named through the `RXDESK_*` variables path), keyring-core's mock store, a
-//! test browser that fills the sandbox's sign-in page like a person, IPC calls
-//! through a mock webview, and the events the UI would receive.
+//! test browser that fills the sandbox's sign-in page like a person, the local
+//! index in memory (or in a file the test can read), IPC calls through a mock
+//! webview, and the events the UI would receive.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+use std::path::PathBuf;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rxdesk_client::UrlOpener;
-use rxdesk_lib::core::CoreConfig;
+use rxdesk_lib::core::{AppCore, CoreConfig};
 use rxdesk_lib::environments;
-use rxdesk_lib::ipc::{CommandError, EVENT_SESSION, EVENT_SIGN_IN, SessionEvent, SignInEvent};
+use rxdesk_lib::index::{Index, Scope};
+use rxdesk_lib::ipc::{
+    CommandError, EVENT_OPEN_LINK, EVENT_SESSION, EVENT_SIGN_IN, EVENT_SIGNING, LinkEvent,
+    SessionEvent, SignInEvent, SigningProgress,
+};
 use rxdesk_lib::sandbox::LocalSandbox;
 use rxdesk_lib::session_store::SessionStore;
 use rxdesk_sandbox::{Config, Sandbox};
@@ -21,14 +27,25 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tauri::test::{INVOKE_KEY, MockRuntime, mock_builder, mock_context, noop_assets};
 use tauri::webview::InvokeRequest;
-use tauri::{Listener, WebviewWindow, WebviewWindowBuilder};
+use tauri::{Listener, Manager, WebviewWindow, WebviewWindowBuilder};
 use url::Url;
 
 pub const PASSWORD: &str = "rxdesk-demo";
 pub const ADA: &str = "ada@maple.example";
 pub const MO: &str = "mo@maple.example";
+pub const BEN: &str = "ben@birch.example";
 pub const MAPLE: &str = "Maple Street Clinic";
+pub const BIRCH: &str = "Birch Family Practice";
+pub const MAPLE_ID: &str = "org_maple";
 pub const ENV_ID: &str = environments::VARIABLES_ID;
+
+/// Whose records a session at Maple Street Clinic touches, in the index.
+pub fn maple_scope() -> Scope {
+    Scope {
+        environment: ENV_ID.to_owned(),
+        organization: MAPLE_ID.to_owned(),
+    }
+}
 
 /// One sandbox for a test (in memory), kept running across app "restarts".
 pub fn sandbox() -> Sandbox {
@@ -45,6 +62,8 @@ pub fn mock_keyring() -> SessionStore {
 pub enum Act {
     /// Sign in as this email, choosing Maple Street Clinic if asked.
     SignIn(String),
+    /// Sign in as this email, choosing this organization (by name) if asked.
+    SignInAt(String, String),
     /// Press Cancel on the sign-in page.
     Cancel,
     /// Open nothing (a person who never comes back).
@@ -85,11 +104,12 @@ async fn browse(act: Act, url: Url) {
         let (button, fill): (String, Vec<(&str, String)>) = match (&act, heading(&page.1).as_str())
         {
             (Act::Cancel, _) => ("Cancel".into(), vec![]),
-            (Act::SignIn(email), "Sign in") => (
+            (Act::SignIn(email) | Act::SignInAt(email, _), "Sign in") => (
                 "Sign in".into(),
                 vec![("email", email.clone()), ("password", PASSWORD.to_owned())],
             ),
             (Act::SignIn(_), "Choose an organization") => (MAPLE.into(), vec![]),
+            (Act::SignInAt(_, org), "Choose an organization") => (org.clone(), vec![]),
             (_, other) => panic!("unexpected page {other:?}: {}", page.1),
         };
         let (action, fields) = form_for(&page, &button, &fill);
@@ -176,6 +196,8 @@ pub struct TestApp {
     pub window: WebviewWindow<MockRuntime>,
     pub sign_in_events: mpsc::Receiver<SignInEvent>,
     pub session_events: mpsc::Receiver<SessionEvent>,
+    pub signing_events: mpsc::Receiver<SigningProgress>,
+    pub link_events: mpsc::Receiver<LinkEvent>,
     pub browser: TestBrowser,
     _config_dir: tempfile::TempDir,
 }
@@ -185,6 +207,8 @@ pub struct Options {
     pub sandbox_url: Option<Url>,
     pub store: SessionStore,
     pub sign_in_timeout: Duration,
+    /// `None`: the local index lives in memory; `Some`: in this file.
+    pub index_file: Option<PathBuf>,
 }
 
 impl Options {
@@ -194,6 +218,7 @@ impl Options {
             sandbox_url: None,
             store: store.clone(),
             sign_in_timeout: Duration::from_secs(30),
+            index_file: None,
         }
     }
 
@@ -202,6 +227,7 @@ impl Options {
             sandbox_url: Some(sandbox.url().clone()),
             store: store.clone(),
             sign_in_timeout: Duration::from_secs(30),
+            index_file: None,
         }
     }
 }
@@ -222,6 +248,10 @@ impl TestApp {
         });
         let store = options.store;
         let timeout = options.sign_in_timeout;
+        let index = match &options.index_file {
+            Some(path) => Index::open(path).unwrap(),
+            None => Index::in_memory().unwrap(),
+        };
         let app = rxdesk_lib::builder(mock_builder())
             .build(mock_context(noop_assets()))
             .unwrap();
@@ -232,6 +262,7 @@ impl TestApp {
                 config_dir: dir,
                 sandbox: LocalSandbox::in_memory(),
                 store,
+                index,
                 opener: Arc::new(opener),
                 sign_in_timeout: timeout,
                 variables,
@@ -249,11 +280,21 @@ impl TestApp {
         app.listen_any(EVENT_SESSION, move |e| {
             let _ = session_tx.send(serde_json::from_str(e.payload()).unwrap());
         });
+        let (signing_tx, signing_events) = mpsc::channel();
+        app.listen_any(EVENT_SIGNING, move |e| {
+            let _ = signing_tx.send(serde_json::from_str(e.payload()).unwrap());
+        });
+        let (link_tx, link_events) = mpsc::channel();
+        app.listen_any(EVENT_OPEN_LINK, move |e| {
+            let _ = link_tx.send(serde_json::from_str(e.payload()).unwrap());
+        });
         Self {
             app,
             window,
             sign_in_events,
             session_events,
+            signing_events,
+            link_events,
             browser,
             _config_dir: config_dir,
         }
@@ -282,6 +323,23 @@ impl TestApp {
             .unwrap_or_else(|e| panic!("{cmd} failed: {e:?}"))
     }
 
+    /// The signing progress events sent so far, up to the one that reports
+    /// `total` done (waits up to 30 s for each).
+    pub fn signing_progress_until_done(&self) -> Vec<SigningProgress> {
+        let mut seen = Vec::new();
+        loop {
+            let progress = self
+                .signing_events
+                .recv_timeout(Duration::from_secs(30))
+                .expect("no signing progress event");
+            let finished = progress.done == progress.total;
+            seen.push(progress);
+            if finished {
+                return seen;
+            }
+        }
+    }
+
     /// The next sign-in event (waits up to 30 s).
     pub fn next_sign_in_event(&self) -> SignInEvent {
         self.sign_in_events
@@ -289,9 +347,24 @@ impl TestApp {
             .expect("no sign-in event")
     }
 
-    /// Signs in through the test browser as `email`; returns once signed in.
+    /// The core behind the commands (what the OS's link handler calls).
+    pub fn core(&self) -> Arc<AppCore> {
+        self.app.state::<Arc<AppCore>>().inner().clone()
+    }
+
+    /// Signs in through the test browser as `email` (at Maple Street Clinic
+    /// when asked); returns once signed in.
     pub fn sign_in_as(&self, email: &str) {
-        self.browser.set(Act::SignIn(email.to_owned()));
+        self.sign_in_with(Act::SignIn(email.to_owned()));
+    }
+
+    /// Signs in as `email`, choosing `organization` (by name) when asked.
+    pub fn sign_in_at(&self, email: &str, organization: &str) {
+        self.sign_in_with(Act::SignInAt(email.to_owned(), organization.to_owned()));
+    }
+
+    fn sign_in_with(&self, act: Act) {
+        self.browser.set(act);
         let () = self.ok("sign_in", json!({}));
         assert!(matches!(
             self.next_sign_in_event(),

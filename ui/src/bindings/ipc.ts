@@ -3,6 +3,8 @@
 
 export const EVENT_SIGN_IN = "rxdesk://sign-in";
 export const EVENT_SESSION = "rxdesk://session";
+export const EVENT_SIGNING = "rxdesk://signing";
+export const EVENT_OPEN_LINK = "rxdesk://open-link";
 
 export type CommandError = { "kind": "signedOut", message: string, } | { "kind": "refused", code: string, message: string, requiredPermission: string | null, } | { "kind": "invalid", code: string, message: string, field: string | null, } | { "kind": "notFound", message: string, } | { "kind": "network", message: string, } | { "kind": "server", message: string, } | { "kind": "protocol", message: string, } | { "kind": "app", message: string, };
 
@@ -34,58 +36,223 @@ export type SessionEvent = { session: SessionInfo | null,
  */
 storage: SessionStorage, };
 
+export type NetworkPreset = { name: string, authUrl: string, apiUrl: string, audience: string, };
+
 export type AppStatus = { environments: Array<EnvironmentInfo>, activeEnvironment: string, session: SessionInfo | null, storage: SessionStorage, 
 /**
  * Problems with the environments file or variables, shown on the settings screen.
  */
-environmentProblems: Array<string>, };
+environmentProblems: Array<string>, 
+/**
+ * The vendor's networks, for the settings screen.
+ */
+presets: Array<NetworkPreset>, 
+/**
+ * The `rxdesk://` link the app was started with, handed over once.
+ */
+link: LinkEvent | null, };
 
 export type SignInFailure = "accessDenied" | "timeout" | "network" | "cancelled" | "other";
 
 export type SignInEvent = { "stage": "waiting", url: string, browserOpened: boolean, } | { "stage": "signedIn", session: SessionInfo, } | { "stage": "failed", reason: SignInFailure, message: string, };
 
-export type Page<T> = { items: Array<T>, 
+export type Sex = "FEMALE" | "MALE" | "UNKNOWN";
+
+export type MedicationStatus = "ACTIVE" | "HISTORICAL" | "UNKNOWN";
+
+export type DraftStatus = "READY" | "WARNING" | "BLOCKED";
+
+export type SigningState = "UNSIGNED" | "SIGNED" | "INVALIDATED_SIGN";
+
+export type AlertSeverity = "MINOR" | "MODERATE" | "MAJOR";
+
+export type AlertKind = "DRUG" | "ALLERGEN" | "CONDITION";
+
+export type OrderState = "DRAFT" | "SUBMITTED" | "CANCELED";
+
+export type Fulfillment = "PICK_UP" | "MAIL_ORDER";
+
+export type ChangeStatus = "APPLIED" | "REJECTED" | "AMBIGUOUS";
+
+export type ChangeSeverity = "INFO" | "ADVISORY" | "BLOCKING";
+
+export type RecordKind = "patient" | "prescription" | "order";
+
+export type ChoiceView = { label: string, reason: string | null, 
 /**
- * Pass back as `after` for the next page; `null` on the last page.
+ * Where `value` goes in the input, e.g. `treatment.id`.
  */
-nextCursor: string | null, };
-
-export type Patient = { id: string, externalId: string | null, firstName: string, middleName: string | null, lastName: string, fullName: string, dateOfBirth: string, sex: string, email: string | null, phone: string | null, };
-
-export type PatientInput = { firstName: string, lastName: string, dateOfBirth: string, sex: string, email: string | null, phone: string | null, };
-
-export type Medication = { id: string, name: string, };
-
-export type Pharmacy = { id: string, name: string, address: string, };
-
-export type Prescription = { id: string, 
+argument: string | null, value: string | null, 
 /**
- * `DRAFT`, `ACTIVE` (signed), `CANCELED`.
+ * The network says it matched exactly (name or RxNorm code).
  */
-state: string, patientId: string, patientName: string, medication: string, dispenseQuantity: number, dispenseUnit: string, 
+exact: boolean, 
 /**
- * Fills after the first (the network counts total fills: refills + 1).
+ * Pharmacy options: the offers, in words.
  */
-refills: number, daysSupply: number, instructions: string, notes: string | null, effectiveDate: string | null, writtenAt: string | null, };
+offers: Array<string>, };
 
-export type PrescriptionInput = { patientId: string, medicationId: string, dispenseQuantity: number, dispenseUnit: string, 
+export type ChangeNote = { 
 /**
- * Fills after the first.
+ * The input it is about, e.g. `clinical.allergies.add.0`.
  */
-refills: number, daysSupply: number, instructions: string, notes: string | null, effectiveDate: string | null, };
+key: string, label: string, status: ChangeStatus, severity: ChangeSeverity, reason: string | null, options: Array<ChoiceView>, };
 
-export type Order = { id: string, 
+export type PatientSummary = { id: string, name: string, dateOfBirth: string | null, };
+
+export type ClinicalEntry = { id: string, name: string, 
 /**
- * `DRAFT`, `PLACED`, `ROUTING`, `CANCELED`, …
+ * RxNorm id (allergies) or ICD-10 code (diagnoses); `null` when uncoded.
  */
-state: string, patientId: string, pharmacy: Pharmacy | null, prescriptions: Array<Prescription>, createdAt: string, };
+code: string | null, };
 
-export type OrderInput = { patientId: string, prescriptionIds: Array<string>, 
+export type MedicationEntry = { id: string, name: string, code: string | null, status: MedicationStatus, };
+
+export type PatientRecord = { id: string, firstName: string, middleName: string | null, lastName: string, fullName: string, dateOfBirth: string | null, sex: Sex | null, email: string | null, phone: string | null, allergies: Array<ClinicalEntry>, medications: Array<MedicationEntry>, diagnoses: Array<ClinicalEntry>, 
 /**
- * `null`: leave the choice of pharmacy to the patient.
+ * `rxdesk://patient/…`
  */
-pharmacyId: string | null, };
+link: string, };
 
-export type PatientDetail = { patient: Patient, prescriptions: Array<Prescription>, orders: Array<Order>, };
+export type PatientInput = { firstName: string, lastName: string, 
+/**
+ * `YYYY-MM-DD`.
+ */
+dateOfBirth: string, sex: Sex | null, email: string | null, phone: string | null, };
 
-export type SignOutcome = { prescriptionId: string, signed: Prescription | null, error: CommandError | null, };
+export type EntryInput = { name: string | null, id: string | null, 
+/**
+ * Medications only.
+ */
+status: MedicationStatus | null, };
+
+export type ClinicalEdit = { addAllergies: Array<EntryInput>, 
+/**
+ * Ids of allergies on the record.
+ */
+removeAllergies: Array<string>, 
+/**
+ * Records "no known allergies" (clears the list).
+ */
+noKnownAllergies: boolean, addMedications: Array<EntryInput>, removeMedications: Array<string>, addDiagnoses: Array<EntryInput>, removeDiagnoses: Array<string>, };
+
+export type PatientOutcome = { "kind": "saved", patient: PatientRecord, notes: Array<ChangeNote>, } | { "kind": "candidates", reason: string, candidates: Array<PatientSummary>, } | { "kind": "notSaved", problems: Array<ChangeNote>, };
+
+export type DrugView = { id: string, name: string, rxNormId: string | null, };
+
+export type DispenseView = { quantity: number | null, unit: string | null, daysSupply: number | null, refills: number | null, dispenseAsWritten: boolean | null, };
+
+export type AlertView = { severity: AlertSeverity, kind: AlertKind, description: string, 
+/**
+ * The drugs, allergies or conditions involved, by name.
+ */
+involved: Array<string>, 
+/**
+ * An alternative drug, when the network offers one.
+ */
+alternatives: Array<ChoiceView>, };
+
+export type PrescriptionView = { id: string, patientId: string | null, 
+/**
+ * `null` once signed.
+ */
+status: DraftStatus | null, signing: SigningState, 
+/**
+ * What a signature of this content must quote.
+ */
+contentHash: string, signedAt: string | null, templateId: string | null, drug: DrugView, instructions: string | null, dispense: DispenseView, diagnoses: Array<ClinicalEntry>, alerts: Array<AlertView>, 
+/**
+ * `rxdesk://prescription/…`
+ */
+link: string, };
+
+export type DraftForm = { templateId: string | null, 
+/**
+ * The drug chosen from the look-up's options.
+ */
+drugId: string | null, instructions: string | null, quantity: number | null, unit: string | null, daysSupply: number | null, refills: number | null, };
+
+export type PrescriptionOutcome = { "kind": "saved", prescription: PrescriptionView, notes: Array<ChangeNote>, } | { "kind": "notSaved", problems: Array<ChangeNote>, };
+
+export type SignRequest = { id: string, contentHash: string, };
+
+export type SignResult = { "kind": "signed", prescription: PrescriptionView, } | { "kind": "invalidated", current: PrescriptionView, reason: string, } | { "kind": "rejected", id: string, reasons: Array<ChangeNote>, } | { "kind": "failed", id: string, error: CommandError, };
+
+export type SigningProgress = { done: number, total: number, };
+
+export type PharmacyView = { id: string, name: string, address: string, fulfillment: Array<Fulfillment>, };
+
+export type ExceptionView = { 
+/**
+ * The network's type, e.g. `PHARMACY_NEEDS_INSURANCE_INFO`.
+ */
+kind: string, message: string | null, createdAt: string, };
+
+export type OrderView = { id: string, state: OrderState, patientId: string | null, patientName: string | null, prescriptions: Array<PrescriptionView>, 
+/**
+ * `null`: the patient chooses.
+ */
+pharmacy: PharmacyView | null, exceptions: Array<ExceptionView>, 
+/**
+ * `rxdesk://order/…`
+ */
+link: string, };
+
+export type OrderOutcome = { "kind": "saved", order: OrderView, notes: Array<ChangeNote>, } | { "kind": "notSaved", problems: Array<ChangeNote>, };
+
+export type PharmacySearch = { name: string | null, 
+/**
+ * An address or place, in words.
+ */
+near: string | null, fulfillment: Fulfillment | null, };
+
+export type PharmacyAnswer = { "kind": "chosen", order: OrderView, } | { "kind": "options", options: Array<ChoiceView>, } | { "kind": "nothing", reasons: Array<ChangeNote>, };
+
+export type DraftRow = { prescription: PrescriptionView, patientName: string | null, };
+
+export type PatientWork = { prescriptions: Array<PrescriptionView>, orders: Array<OrderView>, };
+
+export type WorkLists = { recentPatients: Array<PatientSummary>, drafts: Array<DraftRow>, openOrders: Array<OrderView>, 
+/**
+ * How many indexed ids were dropped because the network no longer has them.
+ */
+dropped: number, };
+
+export type LinkTarget = { kind: RecordKind, id: string, };
+
+export type LinkEvent = { "kind": "open", target: LinkTarget, } | { "kind": "invalid", message: string, };
+
+export type FailingOperation = { operation: string, problems: Array<string>, };
+
+export type NetworkCheck = { "kind": "compatible" } | { "kind": "incompatible", failing: Array<FailingOperation>, } | { "kind": "unchecked", message: string, };
+
+/** Every command: its arguments and its result (from `commands!` in src-tauri/src/commands.rs). */
+export interface Commands {
+  app_status: { args: {  }; result: AppStatus };
+  select_environment: { args: { id: string }; result: AppStatus };
+  save_environment: { args: { input: EnvironmentInput }; result: AppStatus };
+  remove_environment: { args: { id: string }; result: AppStatus };
+  check_network: { args: {  }; result: NetworkCheck };
+  sign_in: { args: {  }; result: null };
+  cancel_sign_in: { args: {  }; result: null };
+  open_sign_in_again: { args: {  }; result: null };
+  sign_out: { args: {  }; result: null };
+  work_lists: { args: {  }; result: WorkLists };
+  open_link: { args: { text: string }; result: LinkTarget };
+  find_patients: { args: { query: string }; result: Array<PatientSummary> };
+  get_patient: { args: { id: string }; result: PatientRecord };
+  save_patient: { args: { id: string | null; input: PatientInput }; result: PatientOutcome };
+  edit_clinical: { args: { id: string; edit: ClinicalEdit }; result: PatientOutcome };
+  patient_work: { args: { id: string }; result: PatientWork };
+  look_up_drug: { args: { query: string }; result: Array<ChoiceView> };
+  get_prescription: { args: { id: string }; result: PrescriptionView };
+  save_draft: { args: { patientId: string; id: string | null; form: DraftForm }; result: PrescriptionOutcome };
+  sign_prescriptions: { args: { items: Array<SignRequest> }; result: Array<SignResult> };
+  get_order: { args: { id: string }; result: OrderView };
+  draft_order: { args: { patientId: string; prescriptionIds: Array<string> }; result: OrderOutcome };
+  change_order_prescriptions: { args: { id: string; add: Array<string>; remove: Array<string> }; result: OrderOutcome };
+  find_pharmacies: { args: { orderId: string; search: PharmacySearch }; result: PharmacyAnswer };
+  choose_pharmacy: { args: { orderId: string; pharmacyId: string | null }; result: OrderOutcome };
+  send_order: { args: { id: string }; result: OrderOutcome };
+  cancel_order: { args: { id: string }; result: OrderOutcome };
+}

@@ -1,7 +1,20 @@
 // The app-wide state: status (environments, storage), the session as the UI
-// may know it (never a token), and the sign-in flow driven by Rust events.
-import type { AppStatus, SessionInfo, SignInEvent, SignInFailure } from '../bindings/ipc';
-import { api, onSession, onSignIn, toCommandError } from './backend';
+// may know it (never a token), the sign-in flow driven by Rust events, the
+// network check, and the rule that no patient data crosses from one user to
+// another: a new user or organization (or a sign-out) clears every kept form
+// and the screen; the same user signing in again after an expiry finds their
+// forms as they left them.
+import type {
+  AppStatus,
+  LinkEvent,
+  NetworkCheck,
+  SessionInfo,
+  SignInEvent,
+  SignInFailure,
+} from '../bindings/ipc';
+import { api, onOpenLink, onSession, onSignIn, toCommandError } from './backend';
+import { forgetForms } from './kept.svelte';
+import { nav } from './nav.svelte';
 
 export type SignInState =
   | { stage: 'idle' }
@@ -17,44 +30,107 @@ export const FAILURE_TEXT: Record<SignInFailure, string> = {
   other: 'Sign-in did not complete.',
 };
 
+/** Who, where: forms are kept only for the same user of the same organization. */
+function identityOf(s: SessionInfo): string {
+  return JSON.stringify([s.environmentId, s.userEmail, s.organizationId]);
+}
+
 export class AppState {
   status = $state<AppStatus | null>(null);
   session = $state<SessionInfo | null>(null);
   signIn = $state<SignInState>({ stage: 'idle' });
-  /** Sign-in asked for mid-task: the workspace stays mounted underneath. */
+  /** Sign-in asked for mid-task: the forms are kept for the same user. */
   resumeNotice = $state<string | null>(null);
-  /** Keep the screens (and what was typed) while signing in again. */
-  keepWorkspace = $state(false);
   loadError = $state<string | null>(null);
+  network = $state<NetworkCheck | null>(null);
+  /** A link the OS handed over that could not be read. */
+  linkMessage = $state<string | null>(null);
+  private identity: string | null = null;
   private signingOut = false;
+  private listening = false;
 
   get permissions(): string[] {
     return this.session?.permissions ?? [];
   }
 
+  /** Screens with patient data render only while someone is signed in. */
   get showWorkspace(): boolean {
-    return this.session !== null || this.keepWorkspace;
+    return this.session !== null;
   }
 
   get signInVisible(): boolean {
     return this.session === null;
   }
 
+  /** Back to a blank app (tests). */
+  reset(): void {
+    this.status = null;
+    this.session = null;
+    this.signIn = { stage: 'idle' };
+    this.resumeNotice = null;
+    this.loadError = null;
+    this.network = null;
+    this.linkMessage = null;
+    this.identity = null;
+    this.signingOut = false;
+    this.listening = false;
+    this.clearPatientData();
+  }
+
   async start(): Promise<void> {
-    await onSignIn((e) => this.applySignIn(e));
-    await onSession((e) => {
-      if (!e.session && this.session && !this.signingOut) {
-        // Ended by the network, not by the user: keep every screen and what was typed.
-        this.requireSignIn('it expired or was revoked');
-      }
-      this.session = e.session;
-      if (this.status) this.status = { ...this.status, storage: e.storage };
-    });
+    if (!this.listening) {
+      this.listening = true;
+      await onSignIn((e) => this.applySignIn(e));
+      await onSession((e) => {
+        if (!e.session && this.session && !this.signingOut) {
+          // Ended by the network, not by the user: keep what was typed.
+          this.requireSignIn('it expired or was revoked');
+        }
+        this.setSession(e.session);
+        if (this.status) this.status = { ...this.status, storage: e.storage };
+      });
+      await onOpenLink((e) => this.applyLink(e));
+    }
     try {
       this.status = await api.appStatus();
-      this.session = this.status.session;
+      this.setSession(this.status.session);
+      // Started by a rxdesk:// link: open it (after sign-in when needed).
+      if (this.status.link) this.applyLink(this.status.link);
     } catch (e) {
       this.loadError = toCommandError(e).message;
+    }
+  }
+
+  /** Every piece of state that holds patient data, gone. */
+  clearPatientData(): void {
+    forgetForms();
+    nav.reset();
+  }
+
+  /** The one place the session changes. */
+  setSession(next: SessionInfo | null): void {
+    if (next) {
+      const id = identityOf(next);
+      const changed = this.identity !== id;
+      if (changed && this.identity !== null) this.clearPatientData();
+      this.identity = id;
+      this.session = next;
+      this.resumeNotice = null;
+      if (changed || this.network === null) void this.checkNetwork();
+      nav.applyPending();
+    } else {
+      if (this.session) nav.forgetRecords();
+      this.session = null;
+    }
+  }
+
+  async checkNetwork(): Promise<void> {
+    this.network = null;
+    try {
+      this.network = await api.checkNetwork();
+    } catch (e) {
+      const err = toCommandError(e);
+      if (err.kind !== 'signedOut') this.network = { kind: 'unchecked', message: err.message };
     }
   }
 
@@ -64,8 +140,8 @@ export class AppState {
         this.signIn = { stage: 'waiting', url: e.url, browserOpened: e.browserOpened };
         break;
       case 'signedIn':
-        this.session = e.session;
         this.signIn = { stage: 'idle' };
+        this.setSession(e.session);
         break;
       case 'failed':
         this.signIn = { stage: 'failed', reason: e.reason, message: e.message };
@@ -73,11 +149,23 @@ export class AppState {
     }
   }
 
+  applyLink(e: LinkEvent): void {
+    if (e.kind === 'open') {
+      this.linkMessage = null;
+      if (this.session) nav.open(e.target);
+      else nav.pending = e.target;
+    } else {
+      this.linkMessage = e.message;
+      // Shown on the Open link screen (after sign-in, when nobody is signed in now).
+      if (this.session) nav.openLinkScreen();
+      else nav.route = { name: 'openLink' };
+    }
+  }
+
   /** A command answered SignedOut: ask for sign-in, keep the forms. */
   requireSignIn(message: string): void {
-    if (this.keepWorkspace && this.session === null && this.resumeNotice) return;
-    this.keepWorkspace = true;
-    this.session = null;
+    if (this.session === null && this.resumeNotice) return;
+    this.setSession(null);
     this.signIn = { stage: 'idle' };
     this.resumeNotice = `Your session ended (${message}). Sign in again; what you typed is kept — submit it again afterwards.`;
   }
@@ -102,15 +190,17 @@ export class AppState {
       await api.signOut();
     } finally {
       this.signingOut = false;
-      this.session = null;
-      this.keepWorkspace = false;
+      this.setSession(null);
+      this.clearPatientData();
+      this.identity = null;
       this.resumeNotice = null;
     }
   }
 
   async selectEnvironment(id: string): Promise<void> {
-    this.status = await api.selectEnvironment(id);
-    this.session = this.status.session;
+    const status = await api.selectEnvironment(id);
+    this.status = status;
+    this.setSession(status.session);
   }
 }
 

@@ -1,24 +1,22 @@
-// The typed bridge to the Rust commands. Every call goes through one transport
-// (Tauri's IPC in the app, a fake in tests); every failure is a CommandError.
+// The typed bridge to the Rust commands. Every call goes through one typed
+// `call` over one transport (Tauri's IPC in the app, a fake in tests): the
+// command names, arguments and results come from the generated `Commands` map,
+// so a command name is written nowhere else. Every failure is a CommandError.
 import type {
-  AppStatus,
+  ClinicalEdit,
   CommandError,
+  Commands,
+  DraftForm,
   EnvironmentInput,
-  Medication,
-  Order,
-  OrderInput,
-  Page,
-  Patient,
-  PatientDetail,
+  LinkEvent,
   PatientInput,
-  Pharmacy,
-  Prescription,
-  PrescriptionInput,
+  PharmacySearch,
   SessionEvent,
   SignInEvent,
-  SignOutcome,
+  SignRequest,
+  SigningProgress,
 } from '../bindings/ipc';
-import { EVENT_SESSION, EVENT_SIGN_IN } from '../bindings/ipc';
+import { EVENT_OPEN_LINK, EVENT_SESSION, EVENT_SIGN_IN, EVENT_SIGNING } from '../bindings/ipc';
 
 export type Unlisten = () => void;
 
@@ -60,47 +58,61 @@ export function toCommandError(e: unknown): CommandError {
   return { kind: 'app', message: e instanceof Error ? e.message : String(e) };
 }
 
-async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+export type CommandName = keyof Commands;
+export type Args<K extends CommandName> = Commands[K]['args'];
+export type Result<K extends CommandName> = Commands[K]['result'];
+
+/** The one way to run a command: its name, its arguments, its result, all typed. */
+export async function call<K extends CommandName>(name: K, args: Args<K>): Promise<Result<K>> {
   if (!transport) throw toCommandError('The app is not connected to its backend.');
   try {
-    return await transport.invoke<T>(command, args);
+    return await transport.invoke<Result<K>>(name, args as Record<string, unknown>);
   } catch (e) {
     throw toCommandError(e);
   }
 }
 
 export const api = {
-  appStatus: () => call<AppStatus>('app_status'),
-  selectEnvironment: (id: string) => call<AppStatus>('select_environment', { id }),
-  saveEnvironment: (input: EnvironmentInput) => call<AppStatus>('save_environment', { input }),
-  removeEnvironment: (id: string) => call<AppStatus>('remove_environment', { id }),
-  signIn: () => call<void>('sign_in'),
-  cancelSignIn: () => call<void>('cancel_sign_in'),
-  openSignInAgain: () => call<void>('open_sign_in_again'),
-  signOut: () => call<void>('sign_out'),
-  searchPatients: (query: string, after: string | null) =>
-    call<Page<Patient>>('search_patients', { query, after }),
-  getPatient: (id: string) => call<PatientDetail>('get_patient', { id }),
-  createPatient: (input: PatientInput) => call<Patient>('create_patient', { input }),
-  updatePatient: (id: string, input: PatientInput) => call<Patient>('update_patient', { id, input }),
-  searchMedications: (query: string) => call<Medication[]>('search_medications', { query }),
-  createPrescription: (input: PrescriptionInput) =>
-    call<Prescription>('create_prescription', { input }),
-  cancelPrescription: (id: string) => call<Prescription>('cancel_prescription', { id }),
-  signingQueue: () => call<Prescription[]>('signing_queue'),
-  signPrescriptions: (ids: string[]) => call<SignOutcome[]>('sign_prescriptions', { ids }),
-  searchPharmacies: (query: string) => call<Pharmacy[]>('search_pharmacies', { query }),
-  createOrder: (input: OrderInput) => call<Order>('create_order', { input }),
-  sendOrder: (id: string) => call<Order>('send_order', { id }),
-  cancelOrder: (id: string) => call<Order>('cancel_order', { id }),
+  appStatus: () => call('app_status', {}),
+  selectEnvironment: (id: string) => call('select_environment', { id }),
+  saveEnvironment: (input: EnvironmentInput) => call('save_environment', { input }),
+  removeEnvironment: (id: string) => call('remove_environment', { id }),
+  checkNetwork: () => call('check_network', {}),
+  signIn: () => call('sign_in', {}),
+  cancelSignIn: () => call('cancel_sign_in', {}),
+  openSignInAgain: () => call('open_sign_in_again', {}),
+  signOut: () => call('sign_out', {}),
+  workLists: () => call('work_lists', {}),
+  openLink: (text: string) => call('open_link', { text }),
+  findPatients: (query: string) => call('find_patients', { query }),
+  getPatient: (id: string) => call('get_patient', { id }),
+  savePatient: (id: string | null, input: PatientInput) => call('save_patient', { id, input }),
+  editClinical: (id: string, edit: ClinicalEdit) => call('edit_clinical', { id, edit }),
+  patientWork: (id: string) => call('patient_work', { id }),
+  lookUpDrug: (query: string) => call('look_up_drug', { query }),
+  getPrescription: (id: string) => call('get_prescription', { id }),
+  saveDraft: (patientId: string, id: string | null, form: DraftForm) =>
+    call('save_draft', { patientId, id, form }),
+  signPrescriptions: (items: SignRequest[]) => call('sign_prescriptions', { items }),
+  getOrder: (id: string) => call('get_order', { id }),
+  draftOrder: (patientId: string, prescriptionIds: string[]) =>
+    call('draft_order', { patientId, prescriptionIds }),
+  changeOrderPrescriptions: (id: string, add: string[], remove: string[]) =>
+    call('change_order_prescriptions', { id, add, remove }),
+  findPharmacies: (orderId: string, search: PharmacySearch) =>
+    call('find_pharmacies', { orderId, search }),
+  choosePharmacy: (orderId: string, pharmacyId: string | null) =>
+    call('choose_pharmacy', { orderId, pharmacyId }),
+  sendOrder: (id: string) => call('send_order', { id }),
+  cancelOrder: (id: string) => call('cancel_order', { id }),
 };
 
-export function onSignIn(handler: (e: SignInEvent) => void): Promise<Unlisten> {
+function listen<T>(event: string, handler: (payload: T) => void): Promise<Unlisten> {
   if (!transport) return Promise.resolve(() => {});
-  return transport.listen<SignInEvent>(EVENT_SIGN_IN, handler);
+  return transport.listen<T>(event, handler);
 }
 
-export function onSession(handler: (e: SessionEvent) => void): Promise<Unlisten> {
-  if (!transport) return Promise.resolve(() => {});
-  return transport.listen<SessionEvent>(EVENT_SESSION, handler);
-}
+export const onSignIn = (handler: (e: SignInEvent) => void) => listen(EVENT_SIGN_IN, handler);
+export const onSession = (handler: (e: SessionEvent) => void) => listen(EVENT_SESSION, handler);
+export const onSigning = (handler: (e: SigningProgress) => void) => listen(EVENT_SIGNING, handler);
+export const onOpenLink = (handler: (e: LinkEvent) => void) => listen(EVENT_OPEN_LINK, handler);

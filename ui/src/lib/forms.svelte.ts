@@ -1,7 +1,8 @@
-// What a form shows after a failed command: inline messages per field (from
-// Invalid.field), the network's refusal in place, or a general message.
-// SignedOut hands over to sign-in and leaves the form's content alone.
-import type { CommandError } from '../bindings/ipc';
+// What a screen shows after a failed command: inline messages per field (from
+// Invalid.field or a ChangeNote's key), the network's refusal in place, or a
+// general message. SignedOut hands over to sign-in and leaves the form's
+// content alone (the content itself lives in `kept.svelte.ts`).
+import type { ChangeNote, CommandError } from '../bindings/ipc';
 import { toCommandError } from './backend';
 import { app } from './app.svelte';
 
@@ -11,19 +12,67 @@ export interface Refusal {
   requiredPermission: string | null;
 }
 
-/** A real calendar date written YYYY-MM-DD. */
-export function isIsoDate(text: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
-  const d = new Date(`${text}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === text;
-}
-
-/** Maps a server field path ("name.first", "input.treatmentId") to a form key. */
+/** Maps a server field path ("name.first", "input.dateOfBirth") to a form key. */
 export function fieldKey(field: string, aliases: Record<string, string> = {}): string {
   const trimmed = field.replace(/^input\./, '');
   if (aliases[trimmed]) return aliases[trimmed];
   const last = trimmed.split('.').pop() ?? trimmed;
   return aliases[last] ?? last;
+}
+
+/**
+ * The form field a ChangeNote's key names, if any: `keys` maps a field to the
+ * keys (or key suffixes) the network uses for it.
+ */
+export function noteField(key: string, keys: Record<string, string[]>): string | null {
+  for (const [field, names] of Object.entries(keys)) {
+    if (names.some((n) => key === n || key.endsWith(`.${n}`))) return field;
+  }
+  return null;
+}
+
+/** Problems by field: the first reason for each field a note names. */
+export function fieldProblems(notes: ChangeNote[], keys: Record<string, string[]>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const note of notes) {
+    const field = noteField(note.key, keys);
+    if (field && !out[field]) out[field] = note.reason ?? note.label;
+  }
+  return out;
+}
+
+/** A failed command, settled: `null` when it was SignedOut (sign-in now shows). */
+export function settle(raw: unknown): CommandError | null {
+  const e = toCommandError(raw);
+  if (e.kind === 'signedOut') {
+    app.requireSignIn(e.message);
+    return null;
+  }
+  return e;
+}
+
+export function refusalOf(e: CommandError): Refusal | null {
+  return e.kind === 'refused' ? { code: e.code, message: e.message, requiredPermission: e.requiredPermission } : null;
+}
+
+/** A CommandError in words (refusals are shown whole by RefusalBanner). */
+export function describeError(e: CommandError): string {
+  switch (e.kind) {
+    case 'notFound':
+      return `Not found: ${e.message}`;
+    case 'network':
+      return `The network could not be reached: ${e.message}`;
+    case 'server':
+      return `The server had trouble: ${e.message}`;
+    case 'protocol':
+      return `The network answered something Rx Desk did not expect: ${e.message}`;
+    case 'invalid':
+      return `${e.message} (${e.code})`;
+    case 'refused':
+      return `The network refused: ${e.message} (${e.code})`;
+    default:
+      return e.message;
+  }
 }
 
 export class FormStatus {
@@ -40,6 +89,7 @@ export class FormStatus {
     this.fields = {};
     this.general = null;
     this.rejected = null;
+    this.refusal = null;
   }
 
   dismissRefusal(): void {
@@ -54,24 +104,15 @@ export class FormStatus {
         app.requireSignIn(e.message);
         break;
       case 'refused':
-        this.refusal = { code: e.code, message: e.message, requiredPermission: e.requiredPermission };
+        this.refusal = refusalOf(e);
         break;
       case 'invalid':
         this.rejected = { code: e.code, message: e.message };
         if (e.field) this.fields = { ...this.fields, [fieldKey(e.field, this.aliases)]: e.message };
-        else this.general = e.message;
-        break;
-      case 'notFound':
-        this.general = `Not found: ${e.message}`;
-        break;
-      case 'network':
-        this.general = `The network could not be reached: ${e.message}`;
-        break;
-      case 'server':
-        this.general = `The server had trouble: ${e.message}`;
+        else this.general = describeError(e);
         break;
       default:
-        this.general = e.message;
+        this.general = describeError(e);
     }
     return e;
   }

@@ -5,7 +5,8 @@ export type Action =
   | 'draftPrescription'
   | 'signPrescription'
   | 'draftOrder'
-  | 'sendOrder';
+  | 'sendOrder'
+  | 'cancelOrder';
 
 interface Need {
   permission: string;
@@ -19,6 +20,7 @@ export const NEEDS: Record<Action, Need> = {
   signPrescription: { permission: 'write:prescription', verb: 'Signing', who: 'prescribers only' },
   draftOrder: { permission: 'read:order', verb: 'Drafting orders', who: 'prescribers and medical operations' },
   sendOrder: { permission: 'write:order', verb: 'Sending orders', who: 'prescribers and medical operations' },
+  cancelOrder: { permission: 'write:order', verb: 'Canceling orders', who: 'prescribers and medical operations' },
 };
 
 /** `null` when `permissions` allow the action, else the sentence to show. */

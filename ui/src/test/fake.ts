@@ -1,19 +1,27 @@
-// A fake IPC transport for UI tests: handlers per command (throw a
-// CommandError to reject), a log of calls, and events the test can emit.
-import type { CommandError, Order, Prescription, SessionInfo } from '../bindings/ipc';
-import type { Transport, Unlisten } from '../lib/backend';
+// A fake IPC transport for UI tests: a typed handler per command (throw a
+// CommandError to reject), a log of calls, events the test can emit, and
+// builders for the records the commands answer with.
+import type {
+  CommandError,
+  Commands,
+  OrderView,
+  PatientRecord,
+  PrescriptionView,
+  SessionInfo,
+} from '../bindings/ipc';
+import type { Args, CommandName, Result, Transport, Unlisten } from '../lib/backend';
 import { setTransport } from '../lib/backend';
 import { app } from '../lib/app.svelte';
 
-type Handler = (args: Record<string, unknown>) => unknown;
+type Handler<K extends CommandName> = (args: Args<K>) => Result<K> | Promise<Result<K>>;
 
 export class FakeTransport implements Transport {
-  handlers = new Map<string, Handler>();
+  handlers = new Map<string, (args: never) => unknown>();
   calls: { cmd: string; args: Record<string, unknown> }[] = [];
   listeners = new Map<string, ((payload: unknown) => void)[]>();
 
-  on(cmd: string, handler: Handler): this {
-    this.handlers.set(cmd, handler);
+  on<K extends CommandName>(cmd: K, handler: Handler<K>): this {
+    this.handlers.set(cmd, handler as (args: never) => unknown);
     return this;
   }
 
@@ -22,7 +30,7 @@ export class FakeTransport implements Transport {
     const handler = this.handlers.get(cmd);
     if (!handler) return Promise.reject({ kind: 'app', message: `no handler for ${cmd}` });
     try {
-      return Promise.resolve(handler(args) as T);
+      return Promise.resolve(handler(args as never) as T);
     } catch (e) {
       return Promise.reject(e);
     }
@@ -32,26 +40,25 @@ export class FakeTransport implements Transport {
     const list = this.listeners.get(event) ?? [];
     list.push(handler as (payload: unknown) => void);
     this.listeners.set(event, list);
-    return Promise.resolve(() => {});
+    return Promise.resolve(() => {
+      const now = this.listeners.get(event) ?? [];
+      this.listeners.set(event, now.filter((h) => h !== handler));
+    });
   }
 
   emit(event: string, payload: unknown): void {
     for (const h of this.listeners.get(event) ?? []) h(payload);
   }
 
-  callsOf(cmd: string) {
-    return this.calls.filter((c) => c.cmd === cmd);
+  callsOf<K extends CommandName>(cmd: K): { cmd: K; args: Commands[K]['args'] }[] {
+    return this.calls.filter((c) => c.cmd === cmd) as unknown as { cmd: K; args: Commands[K]['args'] }[];
   }
 }
 
 export function install(): FakeTransport {
   const fake = new FakeTransport();
   setTransport(fake);
-  app.status = null;
-  app.session = null;
-  app.signIn = { stage: 'idle' };
-  app.keepWorkspace = false;
-  app.resumeNotice = null;
+  app.reset();
   return fake;
 }
 
@@ -66,40 +73,93 @@ export const MO_SESSION: SessionInfo = {
   expiresAt: '2030-01-01T00:00:00Z',
 };
 
+export const ADA_SESSION: SessionInfo = {
+  ...MO_SESSION,
+  userName: 'Ada Park',
+  userEmail: 'ada@maple.example',
+  role: 'prescriber',
+  permissions: [...MO_SESSION.permissions, 'write:prescription'],
+};
+
+export const BEN_SESSION: SessionInfo = {
+  ...ADA_SESSION,
+  userName: 'Ben Ortiz',
+  userEmail: 'ben@birch.example',
+  organizationId: 'org_birch',
+  organizationName: 'Birch Family Practice',
+};
+
+export function status(session: SessionInfo | null) {
+  return {
+    environments: [{ id: 'sandbox', name: 'Local sandbox', source: 'sandbox' as const, authUrl: '', apiUrl: '' }],
+    activeEnvironment: 'sandbox',
+    session,
+    storage: { kind: 'keyring' as const },
+    environmentProblems: [],
+    link: null,
+    presets: [
+      { name: 'Vendor sandbox', authUrl: 'https://auth.neutron.health', apiUrl: 'https://network.neutron.health', audience: 'https://api.neutron.health' },
+    ],
+  };
+}
+
 export function refused(code: string, message: string, requiredPermission: string | null): CommandError {
   return { kind: 'refused', code, message, requiredPermission };
 }
 
-export function prescription(id: string, state: string, patientName = 'Jane Doe'): Prescription {
+export function patient(overrides: Partial<PatientRecord> = {}): PatientRecord {
   return {
-    id,
-    state,
-    patientId: 'pat_1',
-    patientName,
-    medication: `Medication ${id}`,
-    dispenseQuantity: 30,
-    dispenseUnit: 'tablet',
-    refills: 0,
-    daysSupply: 30,
-    instructions: 'One daily',
-    notes: null,
-    effectiveDate: null,
-    writtenAt: null,
+    id: 'pat_1',
+    firstName: 'Jane',
+    middleName: null,
+    lastName: 'Doe',
+    fullName: 'Jane Doe',
+    dateOfBirth: '1980-04-02',
+    sex: 'FEMALE',
+    email: 'jane@example.net',
+    phone: null,
+    allergies: [],
+    medications: [],
+    diagnoses: [],
+    link: 'rxdesk://patient/pat_1',
+    ...overrides,
   };
 }
 
-export function order(states: string[]): Order {
+export function prescription(id: string, overrides: Partial<PrescriptionView> = {}): PrescriptionView {
+  return {
+    id,
+    patientId: 'pat_1',
+    status: 'READY',
+    signing: 'UNSIGNED',
+    contentHash: `hash-${id}-1`,
+    signedAt: null,
+    templateId: null,
+    drug: { id: `drug_${id}`, name: `Drug ${id}`, rxNormId: null },
+    instructions: 'One tablet daily',
+    dispense: { quantity: 30, unit: 'tablet', daysSupply: 30, refills: 0, dispenseAsWritten: null },
+    diagnoses: [],
+    alerts: [],
+    link: `rxdesk://prescription/${id}`,
+    ...overrides,
+  };
+}
+
+export function order(overrides: Partial<OrderView> = {}): OrderView {
   return {
     id: 'ord_1',
     state: 'DRAFT',
     patientId: 'pat_1',
+    patientName: 'Jane Doe',
+    prescriptions: [prescription('rx_1')],
     pharmacy: null,
-    prescriptions: states.map((s, i) => prescription(`rx_${i}`, s)),
-    createdAt: '2026-11-22T01:00:00Z',
+    exceptions: [],
+    link: 'rxdesk://order/ord_1',
+    ...overrides,
   };
 }
 
-/** Lets promises and Svelte updates settle. */
+/** Lets promises, timers and Svelte updates settle. */
 export async function settle(ms = 0): Promise<void> {
   for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, ms));
 }
@@ -111,18 +171,22 @@ export function type(input: Element | null, value: string): void {
 }
 
 export function byLabel(root: ParentNode, text: string): HTMLInputElement {
-  const label = [...root.querySelectorAll('label')].find((l) => l.textContent?.trim() === text);
+  const label = [...root.querySelectorAll('label')].find((l) => l.textContent?.replace(/\s+/g, ' ').trim() === text);
   const id = label?.getAttribute('for');
-  const el = id ? (root as Element).ownerDocument?.getElementById(id) ?? document.getElementById(id) : null;
+  const el = id ? document.getElementById(id) : null;
   if (!el) throw new Error(`no control labelled ${text}`);
   return el as HTMLInputElement;
 }
 
 export function button(root: ParentNode, text: string | RegExp): HTMLButtonElement {
-  const b = [...root.querySelectorAll('button')].find((x) => {
+  const b = buttons(root, text)[0];
+  if (!b) throw new Error(`no button ${text}`);
+  return b;
+}
+
+export function buttons(root: ParentNode, text: string | RegExp): HTMLButtonElement[] {
+  return [...root.querySelectorAll('button')].filter((x) => {
     const t = x.textContent?.replace(/\s+/g, ' ').trim() ?? '';
     return typeof text === 'string' ? t === text : text.test(t);
   });
-  if (!b) throw new Error(`no button ${text}`);
-  return b;
 }

@@ -1,64 +1,92 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { flushSync, mount, unmount } from 'svelte';
-import PatientForm from '../components/PatientForm.svelte';
-import { app } from '../lib/app.svelte';
-import { fieldKey, isIsoDate } from '../lib/forms.svelte';
-import { MO_SESSION, byLabel, button, install, settle, type } from './fake';
+import { describe, expect, it } from 'vitest';
+import { flushSync } from 'svelte';
+import { fieldKey, fieldProblems, noteField } from '../lib/forms.svelte';
+import { byLabel, button, install, patient, settle, type, MO_SESSION } from './fake';
+import { go, startApp } from './harness';
 
-let instance: Record<string, unknown> | null = null;
+describe('the patient form', () => {
+  it('puts each problem of a not-saved answer beside the field its key names', async () => {
+    const fake = install();
+    fake.on('save_patient', () => ({
+      kind: 'notSaved',
+      problems: [
+        { key: 'demographic.dateOfBirth', label: 'Date of birth', status: 'REJECTED', severity: 'BLOCKING', reason: 'is in the future', options: [] },
+        { key: 'demographic.email', label: 'Email', status: 'REJECTED', severity: 'BLOCKING', reason: 'is not an email address', options: [] },
+      ],
+    }));
+    const root = await startApp(fake, MO_SESSION);
+    await go({ name: 'addPatient', key: 'patient-new-test' });
+    type(byLabel(root, 'First name'), 'Ada');
+    type(byLabel(root, 'Last name'), 'Lovelace');
+    type(byLabel(root, 'Date of birth'), '2999-01-01');
+    type(byLabel(root, 'Email'), 'ada.at.example');
+    flushSync();
+    button(root, 'Add patient').click();
+    await settle();
 
-afterEach(() => {
-  if (instance) unmount(instance);
-  instance = null;
-  document.body.innerHTML = '';
+    const dob = byLabel(root, 'Date of birth');
+    expect(dob.getAttribute('aria-invalid')).toBe('true');
+    expect(document.getElementById(dob.getAttribute('aria-describedby') ?? '')?.textContent).toBe('is in the future');
+    const email = byLabel(root, 'Email');
+    expect(document.getElementById(email.getAttribute('aria-describedby') ?? '')?.textContent).toBe('is not an email address');
+    expect(byLabel(root, 'First name').getAttribute('aria-invalid')).toBe('false');
+    expect(root.querySelector('[data-testid="problems"]')?.textContent).toContain('Date of birth: is in the future');
+    // What was typed stays.
+    expect(byLabel(root, 'Email').value).toBe('ada.at.example');
+  });
+
+  it('shows candidates with an Open button each, keeps the form filled and opens nobody', async () => {
+    const fake = install();
+    fake.on('save_patient', () => ({
+      kind: 'candidates',
+      reason: 'A patient with this name and date of birth is already on record.',
+      candidates: [{ id: 'pat_7', name: 'Grace Hopper', dateOfBirth: '1906-12-09' }],
+    }));
+    const root = await startApp(fake, MO_SESSION);
+    await go({ name: 'addPatient', key: 'patient-new-test' });
+    type(byLabel(root, 'First name'), 'Grace');
+    type(byLabel(root, 'Last name'), 'Hopper');
+    type(byLabel(root, 'Date of birth'), '1906-12-09');
+    flushSync();
+    button(root, 'Add patient').click();
+    await settle();
+
+    expect(root.querySelector('h3')?.textContent).toBe('Already on record?');
+    expect(root.textContent).toContain('A patient with this name and date of birth is already on record.');
+    expect(button(root, 'Open Grace Hopper')).toBeTruthy();
+    expect(root.textContent).toContain('adding anyway needs more detail');
+    expect(byLabel(root, 'First name').value).toBe('Grace');
+    expect(fake.callsOf('get_patient')).toHaveLength(0);
+  });
+
+  it('opens the saved patient with the notes the network returned', async () => {
+    const fake = install();
+    fake
+      .on('save_patient', () => ({
+        kind: 'saved',
+        patient: patient({ id: 'pat_9', fullName: 'Grace Hopper' }),
+        notes: [{ key: 'demographic.phone', label: 'Phone', status: 'REJECTED', severity: 'ADVISORY', reason: 'does not take texts', options: [] }],
+      }))
+      .on('get_patient', () => patient({ id: 'pat_9', fullName: 'Grace Hopper' }))
+      .on('patient_work', () => ({ prescriptions: [], orders: [] }));
+    const root = await startApp(fake, MO_SESSION);
+    await go({ name: 'addPatient', key: 'patient-new-test' });
+    type(byLabel(root, 'First name'), 'Grace');
+    flushSync();
+    button(root, 'Add patient').click();
+    await settle();
+
+    expect(root.querySelector('h2')?.textContent).toBe('Grace Hopper');
+    expect(root.querySelector('[data-testid="notes"]')?.textContent).toContain('does not take texts');
+  });
 });
 
-describe('inline validation', () => {
-  it("puts the network's Invalid message beside the field it names", async () => {
-    const fake = install();
-    app.session = MO_SESSION;
-    fake.on('create_patient', () => {
-      throw { kind: 'invalid', code: 'INVALID_INPUT', message: 'dateOfBirth is in the future', field: 'input.dateOfBirth' };
-    });
-    const target = document.createElement('div');
-    document.body.appendChild(target);
-    instance = mount(PatientForm, { target, props: { onsaved: () => {}, oncancel: () => {} } });
-    flushSync();
-    type(byLabel(target, 'First name'), 'Ada');
-    type(byLabel(target, 'Last name'), 'Lovelace');
-    type(byLabel(target, 'Date of birth'), '2999-01-01');
-    flushSync();
-    button(target, 'Create patient').click();
-    await settle();
-
-    const dob = byLabel(target, 'Date of birth');
-    expect(dob.getAttribute('aria-invalid')).toBe('true');
-    expect(dob.nextElementSibling?.textContent).toBe('dateOfBirth is in the future');
-    expect(byLabel(target, 'First name').getAttribute('aria-invalid')).toBe('false');
-  });
-
-  it('checks required fields and the date format before asking the network', async () => {
-    const fake = install();
-    app.session = MO_SESSION;
-    const target = document.createElement('div');
-    document.body.appendChild(target);
-    instance = mount(PatientForm, { target, props: { onsaved: () => {}, oncancel: () => {} } });
-    flushSync();
-    type(byLabel(target, 'Date of birth'), '12/09/1906');
-    flushSync();
-    button(target, 'Create patient').click();
-    await settle();
-
-    expect(fake.callsOf('create_patient')).toHaveLength(0);
-    expect(target.textContent).toContain('First name is required.');
-    expect(target.textContent).toContain('Write the date as YYYY-MM-DD');
-  });
-
-  it('maps server field paths onto form fields', () => {
-    expect(fieldKey('input.name.first', { first: 'firstName' })).toBe('firstName');
-    expect(fieldKey('treatmentId', { treatmentId: 'medication' })).toBe('medication');
-    expect(fieldKey('input.dateOfBirth')).toBe('dateOfBirth');
-    expect(isIsoDate('2024-02-29')).toBe(true);
-    expect(isIsoDate('2023-02-29')).toBe(false);
-  });
+it('maps server field paths and note keys onto form fields', () => {
+  expect(fieldKey('input.name.first', { first: 'firstName' })).toBe('firstName');
+  expect(fieldKey('input.dateOfBirth')).toBe('dateOfBirth');
+  expect(noteField('demographic.name.first', { firstName: ['demographic.name.first'] })).toBe('firstName');
+  expect(noteField('draft.dispense.quantity', { quantity: ['quantity'] })).toBe('quantity');
+  expect(noteField('demographic.sex', { email: ['email'] })).toBeNull();
+  const note = { key: 'x.unit', label: 'Unit', status: 'REJECTED' as const, severity: 'BLOCKING' as const, reason: null, options: [] };
+  expect(fieldProblems([note], { unit: ['unit'] })).toEqual({ unit: 'Unit' });
 });

@@ -1,0 +1,203 @@
+//! Environments: the built-in sandbox, the file's and the variables' networks,
+//! the active one, the status the UI starts from, and the compatibility check
+//! run when a network is first used.
+
+use rxdesk_client::{Client, Environment};
+
+use super::{AppCore, Inner, app_error};
+use crate::convert::session_info;
+use crate::environments::{self, Configured, SANDBOX_ID};
+use crate::ipc::{
+    AppStatus, CommandError, EnvironmentInfo, EnvironmentInput, NetworkCheck, SessionEvent,
+    SessionInfo, SessionStorage,
+};
+
+impl AppCore {
+    pub(super) fn configured(&self) -> (Vec<Configured>, Vec<String>) {
+        let mut list = Vec::new();
+        let mut problems = Vec::new();
+        match &self.variables {
+            Ok(Some(env)) => list.push(env.clone()),
+            Ok(None) => {}
+            Err(problem) => problems.push(problem.clone()),
+        }
+        let loaded = self.file.load();
+        list.extend(loaded.environments);
+        problems.extend(loaded.problems);
+        (list, problems)
+    }
+
+    pub(super) async fn environment_list(&self) -> (Vec<EnvironmentInfo>, Vec<String>) {
+        let (configured, problems) = self.configured();
+        let sandbox_url = self.sandbox.running_url().await;
+        let mut list = vec![environments::sandbox_info(sandbox_url.as_ref())];
+        list.extend(configured.iter().map(Configured::info));
+        (list, problems)
+    }
+
+    /// The environment with this id (starting the sandbox for the built-in one).
+    pub(super) async fn environment(&self, id: &str) -> Result<Environment, CommandError> {
+        if id == SANDBOX_ID {
+            let url = self.sandbox.url().await.map_err(CommandError::app)?;
+            return Environment::sandbox(&url).map_err(app_error);
+        }
+        self.configured()
+            .0
+            .into_iter()
+            .find(|e| e.id == id)
+            .map(|e| e.environment)
+            .ok_or_else(|| CommandError::app(format!("no environment {id}")))
+    }
+
+    pub(super) async fn client_for(
+        &self,
+        inner: &mut Inner,
+        id: &str,
+    ) -> Result<Client, CommandError> {
+        if let Some(client) = inner.clients.get(id) {
+            return Ok(client.clone());
+        }
+        let client = Client::new(self.environment(id).await?).map_err(CommandError::from)?;
+        inner.clients.insert(id.to_owned(), client.clone());
+        Ok(client)
+    }
+
+    pub(super) fn storage(&self) -> SessionStorage {
+        if let Some(reason) = self.store.memory_reason() {
+            return SessionStorage::MemoryOnly {
+                reason: reason.to_owned(),
+            };
+        }
+        let failure = self
+            .keyring_failure
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        match failure {
+            Some(reason) => SessionStorage::MemoryOnly { reason },
+            None => SessionStorage::Keyring,
+        }
+    }
+
+    pub(super) fn keyring_failed(&self, reason: Option<String>) {
+        *self
+            .keyring_failure
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = reason;
+    }
+
+    pub(super) fn session_event(&self, session: Option<SessionInfo>) -> SessionEvent {
+        SessionEvent {
+            session,
+            storage: self.storage(),
+        }
+    }
+
+    /// Environments, the active one, who is signed in, where the session lives.
+    /// The first call restores the stored session of the active environment.
+    pub async fn status(&self) -> AppStatus {
+        let mut inner = self.inner.lock().await;
+        if !inner.restored {
+            inner.restored = true;
+            self.restore(&mut inner).await;
+        }
+        let session = inner
+            .session
+            .as_ref()
+            .map(|s| session_info(&inner.active, s));
+        let active = inner.active.clone();
+        drop(inner);
+        let (environments, environment_problems) = self.environment_list().await;
+        AppStatus {
+            environments,
+            active_environment: active,
+            session,
+            storage: self.storage(),
+            environment_problems,
+            presets: environments::presets(),
+            link: self.take_start_link(),
+        }
+    }
+
+    /// Switches environment: cancels a pending sign-in, restores that environment's session.
+    pub async fn select_environment(&self, id: &str) -> Result<AppStatus, CommandError> {
+        let known = self.environment_list().await.0.iter().any(|e| e.id == id);
+        if !known {
+            return Err(CommandError::app(format!("no environment {id}")));
+        }
+        {
+            let mut inner = self.inner.lock().await;
+            if let Some(pending) = inner.pending.take() {
+                pending.cancel.cancel();
+            }
+            inner.active = id.to_owned();
+            inner.session = None;
+            inner.restored = true;
+            self.restore(&mut inner).await;
+        }
+        Ok(self.status().await)
+    }
+
+    pub async fn save_environment(
+        &self,
+        input: &EnvironmentInput,
+    ) -> Result<AppStatus, CommandError> {
+        self.file.add(input).map_err(|e| match e {
+            environments::EnvironmentsError::Invalid { field, message } => CommandError::Invalid {
+                code: "INVALID_ENVIRONMENT".into(),
+                message,
+                field: Some(field),
+            },
+            other => app_error(other),
+        })?;
+        self.inner
+            .lock()
+            .await
+            .clients
+            .retain(|id, _| !id.starts_with("file:"));
+        Ok(self.status().await)
+    }
+
+    pub async fn remove_environment(&self, id: &str) -> Result<AppStatus, CommandError> {
+        self.file.remove(id).map_err(app_error)?;
+        {
+            let mut inner = self.inner.lock().await;
+            inner.clients.remove(id);
+            if inner.active == id {
+                inner.active = SANDBOX_ID.to_owned();
+                inner.session = None;
+                self.restore(&mut inner).await;
+            }
+        }
+        Ok(self.status().await)
+    }
+
+    /// Whether the active network accepts every document the app sends. Runs
+    /// once per environment (on first use), then answers from memory.
+    pub async fn check_network(&self) -> Result<NetworkCheck, CommandError> {
+        let (_, _, id) = self.signed_in().await?;
+        if let Some(known) = self.inner.lock().await.checks.get(&id) {
+            return Ok(known.clone());
+        }
+        let check = match self
+            .with_network("check_network", |net| async move {
+                net.check_compatibility().await
+            })
+            .await
+        {
+            Ok((report, _)) => crate::convert::network_check(&report),
+            Err(e @ CommandError::SignedOut { .. }) => return Err(e),
+            Err(e) => {
+                return Ok(NetworkCheck::Unchecked {
+                    message: e.to_string(),
+                });
+            }
+        };
+        tracing::info!(
+            compatible = matches!(check, NetworkCheck::Compatible),
+            "network checked"
+        );
+        self.inner.lock().await.checks.insert(id, check.clone());
+        Ok(check)
+    }
+}

@@ -1,0 +1,206 @@
+//! The app's logic behind the commands, testable without a window. What lives
+//! where:
+//!
+//! - [`environments`](self::environments): which networks there are, the active
+//!   one, and whether it speaks what the app sends (the compatibility check);
+//! - [`session`](self::session): the session kept in the keyring, restored,
+//!   renewed silently, ended; every workflow's call goes through
+//!   `AppCore::with_network`;
+//! - [`sign_in`](self::sign_in): browser sign-in driven from Rust, progress sent
+//!   through a [`Notifier`];
+//! - [`workflows`](self::workflows): patients, prescriptions, signing, orders and
+//!   the work lists, each a call to `rxdesk-client`'s `Network` plus the local
+//!   index of ids.
+//!
+//! Rules kept here:
+//! - the UI never receives a token: only [`SessionInfo`](crate::ipc::SessionInfo);
+//! - an answer of `SignedOut` is retried once after a silent renewal (the
+//!   server did nothing: authentication comes before any work); if that fails
+//!   the session is dropped and the UI asked to sign in again;
+//! - nothing logged carries a token or a patient field.
+
+mod environments;
+mod session;
+mod sign_in;
+mod workflows;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rxdesk_client::{CancelHandle, Client, UrlOpener};
+use tokio::sync::Mutex;
+use url::Url;
+
+use crate::environments::{Configured, EnvironmentsFile, SANDBOX_ID};
+use crate::index::Index;
+use crate::ipc::{
+    CommandError, LinkEvent, NetworkCheck, SessionEvent, SignInEvent, SigningProgress,
+};
+use crate::sandbox::LocalSandbox;
+use crate::session_store::SessionStore;
+
+/// Renew this long before the access token expires.
+const RENEW_MARGIN: Duration = Duration::from_secs(60);
+
+/// Where the app sends events (the webview in the app; a recorder in tests).
+pub trait Notifier: Send + Sync {
+    fn sign_in(&self, event: SignInEvent);
+    fn session(&self, event: SessionEvent);
+    fn signing(&self, progress: SigningProgress);
+    fn open_link(&self, event: LinkEvent);
+}
+
+/// Everything the core needs from outside.
+pub struct CoreConfig {
+    pub config_dir: PathBuf,
+    pub sandbox: LocalSandbox,
+    pub store: SessionStore,
+    /// The local index of ids (see [`crate::index`]).
+    pub index: Index,
+    pub opener: Arc<dyn UrlOpener>,
+    pub sign_in_timeout: Duration,
+    /// The environment named by `RXDESK_*` variables (already read).
+    pub variables: Result<Option<Configured>, String>,
+    pub notifier: Arc<dyn Notifier>,
+}
+
+impl std::fmt::Debug for CoreConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CoreConfig")
+            .field("config_dir", &self.config_dir)
+            .field("store", &self.store)
+            .finish_non_exhaustive()
+    }
+}
+
+struct Pending {
+    environment_id: String,
+    url: Url,
+    cancel: CancelHandle,
+}
+
+struct Inner {
+    active: String,
+    clients: HashMap<String, Client>,
+    session: Option<rxdesk_client::Session>,
+    restored: bool,
+    pending: Option<Pending>,
+    /// The compatibility check's answer, per environment, once it ran.
+    checks: HashMap<String, NetworkCheck>,
+}
+
+/// The app's state and logic. Shared as `Arc<AppCore>`.
+pub struct AppCore {
+    file: EnvironmentsFile,
+    sandbox: LocalSandbox,
+    store: SessionStore,
+    index: Index,
+    opener: Arc<dyn UrlOpener>,
+    sign_in_timeout: Duration,
+    variables: Result<Option<Configured>, String>,
+    notifier: Arc<dyn Notifier>,
+    /// Set when the keyring answered the probe but refused to store a session.
+    keyring_failure: std::sync::Mutex<Option<String>>,
+    /// The link the app was started with, until the UI asks for its status.
+    start_link: std::sync::Mutex<Option<LinkEvent>>,
+    inner: Mutex<Inner>,
+}
+
+impl std::fmt::Debug for AppCore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppCore")
+            .field("file", &self.file)
+            .field("store", &self.store)
+            .finish_non_exhaustive()
+    }
+}
+
+/// An opener shared between sign-ins.
+#[derive(Debug)]
+struct SharedOpener(Arc<dyn UrlOpener>);
+
+impl UrlOpener for SharedOpener {
+    fn open(&self, url: &Url) -> std::io::Result<()> {
+        self.0.open(url)
+    }
+}
+
+fn app_error(e: impl std::fmt::Display) -> CommandError {
+    CommandError::app(e.to_string())
+}
+
+impl AppCore {
+    pub fn new(config: CoreConfig) -> Self {
+        // The variables' environment, when given, is what the user (or a test) means.
+        let active = match &config.variables {
+            Ok(Some(env)) => env.id.clone(),
+            _ => SANDBOX_ID.to_owned(),
+        };
+        Self {
+            file: EnvironmentsFile::in_dir(&config.config_dir),
+            sandbox: config.sandbox,
+            store: config.store,
+            index: config.index,
+            opener: config.opener,
+            sign_in_timeout: config.sign_in_timeout,
+            variables: config.variables,
+            notifier: config.notifier,
+            keyring_failure: std::sync::Mutex::new(None),
+            start_link: std::sync::Mutex::new(None),
+            inner: Mutex::new(Inner {
+                active,
+                clients: HashMap::new(),
+                session: None,
+                restored: false,
+                pending: None,
+                checks: HashMap::new(),
+            }),
+        }
+    }
+
+    /// Hands a link the OS gave the app (a second launch, the URL handler) to
+    /// the UI. It only navigates.
+    pub fn link_received(&self, text: &str) {
+        self.notifier.open_link(link_event(text));
+    }
+
+    /// Keeps the link the app was started with (before the UI listens) for
+    /// the UI's first status.
+    pub fn started_with_link(&self, text: &str) {
+        *self
+            .start_link
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(link_event(text));
+    }
+
+    fn take_start_link(&self) -> Option<LinkEvent> {
+        self.start_link
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+    }
+}
+
+fn link_event(text: &str) -> LinkEvent {
+    match crate::links::parse(text) {
+        Ok(target) => LinkEvent::Open { target },
+        Err(e) => LinkEvent::Invalid {
+            message: e.to_string(),
+        },
+    }
+}
+
+fn kind(e: &CommandError) -> &'static str {
+    match e {
+        CommandError::SignedOut { .. } => "signed_out",
+        CommandError::Refused { .. } => "refused",
+        CommandError::Invalid { .. } => "invalid",
+        CommandError::NotFound { .. } => "not_found",
+        CommandError::Network { .. } => "network",
+        CommandError::Server { .. } => "server",
+        CommandError::Protocol { .. } => "protocol",
+        CommandError::App { .. } => "app",
+    }
+}

@@ -1,0 +1,59 @@
+//! The clinic's work on the Network API: [`patients`] (search, add, edit, the
+//! clinical record), [`prescriptions`] (drug look-up, drafts, signing by content
+//! hash), [`orders`] (drafts, pharmacy, send, cancel) and [`lists`] (the work
+//! lists read from the local index). Each is a call to `rxdesk-client`'s
+//! `Network` through [`AppCore::with_network`], its answer turned into IPC shapes
+//! by `crate::convert`, and the ids it touched written to the index.
+
+mod lists;
+mod orders;
+mod patients;
+mod prescriptions;
+
+use rxdesk_client::network::documents::Change;
+
+use super::AppCore;
+use crate::index::Scope;
+use crate::ipc::{ChangeNote, ChangeSeverity, ChangeStatus, CommandError, RecordKind};
+
+impl AppCore {
+    /// Notes that `id` was created or opened. The index is a convenience: a
+    /// failure to write it is logged, never a failed command.
+    fn remember(&self, scope: &Scope, kind: RecordKind, id: &str, patient_id: Option<&str>) {
+        if let Err(e) = self.index.touch(scope, kind, id, patient_id) {
+            tracing::warn!(error = %e, "local index not updated");
+        }
+    }
+
+    /// Drops an id the network no longer answers for.
+    fn forget(&self, scope: &Scope, kind: RecordKind, id: &str) {
+        if let Err(e) = self.index.forget(scope, kind, id) {
+            tracing::warn!(error = %e, "local index not updated");
+        }
+    }
+}
+
+/// The error for a Get that found nothing: the network's own reason when it gave one.
+fn not_found(what: &str, unapplied: &[Change]) -> CommandError {
+    CommandError::NotFound {
+        message: unapplied
+            .iter()
+            .find_map(|c| c.reason.clone())
+            .unwrap_or_else(|| {
+                format!("The network has no {what} with this id in this organization.")
+            }),
+    }
+}
+
+/// An ambiguity where the app expected a record (it never sends what could be
+/// ambiguous here), shown as a blocking note rather than lost.
+fn ambiguity_note(key: &str, reason: String) -> ChangeNote {
+    ChangeNote {
+        key: key.to_owned(),
+        label: "Several records fit".to_owned(),
+        status: ChangeStatus::Ambiguous,
+        severity: ChangeSeverity::Blocking,
+        reason: Some(reason),
+        options: Vec::new(),
+    }
+}

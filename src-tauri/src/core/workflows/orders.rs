@@ -1,0 +1,195 @@
+//! Orders: the patient's draft order with prescriptions added, prescriptions
+//! added or removed, a pharmacy chosen from the network's options (or left to
+//! the patient), Send (refused with the network's reasons in place), Cancel.
+
+use rxdesk_client::network::documents::{
+    LocationInput, Order, OrderCandidate, PharmacyReferenceInput,
+};
+use rxdesk_client::network::{OrderChanges, Outcome, PharmacyMatches};
+
+use super::{AppCore, ambiguity_note, not_found};
+use crate::convert::{change_notes, choice_view, net_fulfillment, order_view};
+use crate::index::Scope;
+use crate::ipc::{
+    CommandError, OrderOutcome, OrderView, PharmacyAnswer, PharmacySearch, RecordKind,
+};
+
+fn trimmed(value: Option<&String>) -> Option<String> {
+    value
+        .map(|v| v.trim())
+        .filter(|v| !v.is_empty())
+        .map(str::to_owned)
+}
+
+impl AppCore {
+    pub async fn get_order(&self, id: &str) -> Result<OrderView, CommandError> {
+        let (outcome, scope) = self
+            .with_network("get_order", |net| async move { net.get_order(id).await })
+            .await?;
+        match outcome {
+            Outcome::Record {
+                record: Some(o), ..
+            } => Ok(self.opened_order(&scope, o)),
+            Outcome::Record { unapplied, .. } => {
+                self.forget(&scope, RecordKind::Order, id);
+                Err(not_found("order", &unapplied))
+            }
+            Outcome::Ambiguous { reason, .. } => Err(CommandError::Protocol { message: reason }),
+        }
+    }
+
+    pub(super) fn opened_order(&self, scope: &Scope, o: Order) -> OrderView {
+        let view = order_view(o);
+        self.remember(
+            scope,
+            RecordKind::Order,
+            &view.id,
+            view.patient_id.as_deref(),
+        );
+        view
+    }
+
+    fn order_outcome(
+        &self,
+        scope: &Scope,
+        outcome: Outcome<Order, OrderCandidate>,
+    ) -> OrderOutcome {
+        match outcome {
+            Outcome::Record {
+                record: Some(o),
+                unapplied,
+                ..
+            } => OrderOutcome::Saved {
+                order: Box::new(self.opened_order(scope, o)),
+                notes: change_notes(&unapplied),
+            },
+            Outcome::Record { unapplied, .. } => OrderOutcome::NotSaved {
+                problems: change_notes(&unapplied),
+            },
+            Outcome::Ambiguous { reason, .. } => OrderOutcome::NotSaved {
+                problems: vec![ambiguity_note("order", reason)],
+            },
+        }
+    }
+
+    /// The patient's draft order with these prescriptions added (a new one if
+    /// the patient has none).
+    pub async fn draft_order(
+        &self,
+        patient_id: &str,
+        prescription_ids: &[String],
+    ) -> Result<OrderOutcome, CommandError> {
+        let (outcome, scope) = self
+            .with_network("draft_order", |net| async move {
+                net.draft_order(patient_id, prescription_ids, None).await
+            })
+            .await?;
+        Ok(self.order_outcome(&scope, outcome))
+    }
+
+    pub async fn change_order_prescriptions(
+        &self,
+        id: &str,
+        add: &[String],
+        remove: &[String],
+    ) -> Result<OrderOutcome, CommandError> {
+        self.update_order(
+            "change_order_prescriptions",
+            id,
+            OrderChanges {
+                add: add.to_vec(),
+                remove: remove.to_vec(),
+                pharmacy: None,
+            },
+        )
+        .await
+    }
+
+    /// Chooses the pharmacy by id, or leaves the choice to the patient.
+    pub async fn choose_pharmacy(
+        &self,
+        order_id: &str,
+        pharmacy_id: Option<&str>,
+    ) -> Result<OrderOutcome, CommandError> {
+        let reference = pharmacy_id.map(|p| PharmacyReferenceInput {
+            id: Some(cynic::Id::new(p)),
+            ..Default::default()
+        });
+        self.update_order(
+            "choose_pharmacy",
+            order_id,
+            OrderChanges {
+                pharmacy: Some(reference),
+                ..Default::default()
+            },
+        )
+        .await
+    }
+
+    async fn update_order(
+        &self,
+        name: &'static str,
+        id: &str,
+        changes: OrderChanges,
+    ) -> Result<OrderOutcome, CommandError> {
+        let (outcome, scope) = self
+            .with_network(name, |net| {
+                let changes = changes.clone();
+                async move { net.update_order(id, changes).await }
+            })
+            .await?;
+        Ok(self.order_outcome(&scope, outcome))
+    }
+
+    /// Pharmacies for the order: by name, near a place, by fulfilment.
+    pub async fn find_pharmacies(
+        &self,
+        order_id: &str,
+        search: &PharmacySearch,
+    ) -> Result<PharmacyAnswer, CommandError> {
+        let reference = PharmacyReferenceInput {
+            name: trimmed(search.name.as_ref()),
+            near: trimmed(search.near.as_ref()).map(|text| LocationInput {
+                text: Some(text),
+                ..Default::default()
+            }),
+            fulfillment_type: search.fulfillment.map(net_fulfillment),
+            ..Default::default()
+        };
+        let (matches, scope) = self
+            .with_network("find_pharmacies", |net| {
+                let reference = reference.clone();
+                async move { net.find_pharmacies(order_id, reference).await }
+            })
+            .await?;
+        Ok(match matches {
+            PharmacyMatches::Chosen(order) => PharmacyAnswer::Chosen {
+                order: Box::new(self.opened_order(&scope, *order)),
+            },
+            PharmacyMatches::Options(choices) => PharmacyAnswer::Options {
+                options: choices.iter().map(choice_view).collect(),
+            },
+            PharmacyMatches::Nothing(changes) => PharmacyAnswer::Nothing {
+                reasons: change_notes(&changes),
+            },
+        })
+    }
+
+    /// Sends the order; when the network will not, its reasons are the notes.
+    pub async fn send_order(&self, id: &str) -> Result<OrderOutcome, CommandError> {
+        let (outcome, scope) = self
+            .with_network("send_order", |net| async move { net.send_order(id).await })
+            .await?;
+        Ok(self.order_outcome(&scope, outcome))
+    }
+
+    pub async fn cancel_order(&self, id: &str) -> Result<OrderOutcome, CommandError> {
+        let (outcome, scope) = self
+            .with_network(
+                "cancel_order",
+                |net| async move { net.cancel_order(id).await },
+            )
+            .await?;
+        Ok(self.order_outcome(&scope, outcome))
+    }
+}

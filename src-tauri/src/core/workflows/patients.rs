@@ -1,0 +1,214 @@
+//! Patients: search by name (candidates, never picked for the user; the search
+//! never sends what would add someone), Get by id, add (the network matches
+//! first), demographic edits and the clinical record as patches.
+
+use std::collections::HashSet;
+
+use rxdesk_client::network::Outcome;
+use rxdesk_client::network::PatientSearch;
+use rxdesk_client::network::documents::{Patient, PatientCandidate, PatientInput as NetPatient};
+
+use super::{AppCore, not_found};
+use crate::convert::{
+    candidate_summary, change_notes, clinical_input, demographic_input, patient_record,
+    patient_summary,
+};
+use crate::index::Scope;
+use crate::ipc::{
+    ClinicalEdit, CommandError, PatientInput, PatientOutcome, PatientRecord, PatientSummary,
+    RecordKind,
+};
+
+/// What a name typed into the search box asks the network: one word is a
+/// first- or last-name prefix (two searches); more is first, then last.
+fn searches(query: &str) -> Vec<PatientSearch> {
+    let words: Vec<&str> = query.split_whitespace().collect();
+    match words.as_slice() {
+        [] => Vec::new(),
+        [only] => vec![
+            PatientSearch {
+                last: Some((*only).to_owned()),
+                ..Default::default()
+            },
+            PatientSearch {
+                first: Some((*only).to_owned()),
+                ..Default::default()
+            },
+        ],
+        [first, rest @ ..] => vec![PatientSearch {
+            first: Some((*first).to_owned()),
+            last: Some(rest.join(" ")),
+            ..Default::default()
+        }],
+    }
+}
+
+impl AppCore {
+    /// Candidates for a name typed in the search box, in the network's order.
+    pub async fn find_patients(&self, query: &str) -> Result<Vec<PatientSummary>, CommandError> {
+        let searches = searches(query);
+        if searches.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (found, _) = self
+            .with_network("find_patients", |net| {
+                let searches = searches.clone();
+                async move {
+                    let mut all = Vec::new();
+                    for search in &searches {
+                        all.extend(net.find_patients(search).await?);
+                    }
+                    Ok(all)
+                }
+            })
+            .await?;
+        let mut seen = HashSet::new();
+        Ok(found
+            .iter()
+            .filter(|c| seen.insert(c.id.inner().to_owned()))
+            .map(candidate_summary)
+            .collect())
+    }
+
+    pub async fn get_patient(&self, id: &str) -> Result<PatientRecord, CommandError> {
+        let (outcome, scope) = self
+            .with_network(
+                "get_patient",
+                |net| async move { net.get_patient(id).await },
+            )
+            .await?;
+        match outcome {
+            Outcome::Record {
+                record: Some(patient),
+                ..
+            } => Ok(self.opened_patient(&scope, patient)),
+            Outcome::Record { unapplied, .. } => {
+                self.forget(&scope, RecordKind::Patient, id);
+                Err(not_found("patient", &unapplied))
+            }
+            Outcome::Ambiguous { reason, .. } => Err(CommandError::Protocol { message: reason }),
+        }
+    }
+
+    fn opened_patient(&self, scope: &Scope, patient: Patient) -> PatientRecord {
+        let record = patient_record(patient);
+        self.remember(scope, RecordKind::Patient, &record.id, None);
+        record
+    }
+
+    /// Adds a patient (`id` = `None`: the network matches first, and may answer
+    /// candidates or name what is missing) or changes one's demographics.
+    pub async fn save_patient(
+        &self,
+        id: Option<&str>,
+        input: &PatientInput,
+    ) -> Result<PatientOutcome, CommandError> {
+        let demographic = demographic_input(input);
+        let (outcome, scope) = match id {
+            None => {
+                self.with_network("add_patient", |net| {
+                    let patient = NetPatient {
+                        demographic: Some(demographic.clone()),
+                        ..Default::default()
+                    };
+                    async move { net.sync_patient(patient).await }
+                })
+                .await?
+            }
+            Some(id) => {
+                self.with_network("update_patient", |net| {
+                    let demographic = demographic.clone();
+                    async move { net.update_patient(id, Some(demographic), None).await }
+                })
+                .await?
+            }
+        };
+        Ok(self.patient_outcome(&scope, outcome))
+    }
+
+    /// Changes the clinical record with patches; ambiguous names come back as
+    /// notes with the network's options.
+    pub async fn edit_clinical(
+        &self,
+        id: &str,
+        edit: &ClinicalEdit,
+    ) -> Result<PatientOutcome, CommandError> {
+        let clinical = clinical_input(edit);
+        let (outcome, scope) = self
+            .with_network("edit_clinical", |net| {
+                let clinical = clinical.clone();
+                async move { net.update_patient(id, None, Some(clinical)).await }
+            })
+            .await?;
+        Ok(self.patient_outcome(&scope, outcome))
+    }
+
+    fn patient_outcome(
+        &self,
+        scope: &Scope,
+        outcome: Outcome<Patient, PatientCandidate>,
+    ) -> PatientOutcome {
+        match outcome {
+            Outcome::Record {
+                record: Some(patient),
+                unapplied,
+                ..
+            } => PatientOutcome::Saved {
+                patient: Box::new(self.opened_patient(scope, patient)),
+                notes: change_notes(&unapplied),
+            },
+            Outcome::Record {
+                record: None,
+                unapplied,
+                ..
+            } => PatientOutcome::NotSaved {
+                problems: change_notes(&unapplied),
+            },
+            Outcome::Ambiguous { reason, candidates } => PatientOutcome::Candidates {
+                reason,
+                candidates: candidates.iter().map(candidate_summary).collect(),
+            },
+        }
+    }
+
+    /// The summary shown in lists, fetched live; `None` when the network no
+    /// longer has the patient (the id is then dropped from the index).
+    pub(super) async fn patient_row(
+        &self,
+        net: &rxdesk_client::network::Network,
+        scope: &Scope,
+        id: &str,
+    ) -> Result<Option<PatientSummary>, CommandError> {
+        match net.get_patient(id).await? {
+            Outcome::Record {
+                record: Some(p), ..
+            } => Ok(Some(patient_summary(&patient_record(p)))),
+            _ => {
+                self.forget(scope, RecordKind::Patient, id);
+                Ok(None)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::searches;
+
+    #[test]
+    fn one_word_is_searched_as_a_first_and_a_last_name() {
+        let s = searches(" Delg ");
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[0].last.as_deref(), Some("Delg"));
+        assert_eq!(s[1].first.as_deref(), Some("Delg"));
+    }
+
+    #[test]
+    fn several_words_are_a_first_name_then_a_last_name_and_never_a_birth_date() {
+        let s = searches("Rosa de la Cruz");
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].first.as_deref(), Some("Rosa"));
+        assert_eq!(s[0].last.as_deref(), Some("de la Cruz"));
+        assert!(s[0].date_of_birth.is_none());
+    }
+}

@@ -1,0 +1,310 @@
+//! The local index: the ids of the patients, prescriptions and orders this
+//! workstation created or opened, per environment and organization, so the app
+//! can list "Recent patients", "Drafts awaiting signature" and "Open orders" on a
+//! network that has no list queries. It holds ids and times only — never a
+//! name, a date of birth or any other patient data; records are fetched live.
+//!
+//! SQLite in the app's data directory (`index.sqlite`, created `0600`): every
+//! write is one statement, atomic on its own, and survives a crash of the app.
+//! Calls are small and local, so they run on the caller's thread.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use rusqlite::{Connection, OptionalExtension as _, params};
+
+use crate::ipc::RecordKind;
+
+/// How many rows of each kind a list shows.
+pub const LIST_LIMIT: usize = 20;
+
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error("the local index cannot be opened: {0}")]
+    Open(String),
+    #[error("the local index failed: {0}")]
+    Sql(#[from] rusqlite::Error),
+}
+
+/// Whose records: an environment and an organization.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scope {
+    pub environment: String,
+    pub organization: String,
+}
+
+/// One indexed record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub id: String,
+    /// The patient a prescription or order is for.
+    pub patient_id: Option<String>,
+}
+
+fn kind_key(kind: RecordKind) -> &'static str {
+    match kind {
+        RecordKind::Patient => "patient",
+        RecordKind::Prescription => "prescription",
+        RecordKind::Order => "order",
+    }
+}
+
+/// The index (see the module doc).
+#[derive(Debug)]
+pub struct Index {
+    conn: Mutex<Connection>,
+}
+
+const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS entries (
+    environment TEXT NOT NULL,
+    organization TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    id TEXT NOT NULL,
+    patient_id TEXT,
+    touched INTEGER NOT NULL,
+    PRIMARY KEY (environment, organization, kind, id)
+)";
+
+impl Index {
+    /// Opens (or creates) the index file at `path`, owner-only.
+    pub fn open(path: &Path) -> Result<Self, IndexError> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| IndexError::Open(e.to_string()))?;
+        }
+        create_private(path).map_err(|e| IndexError::Open(e.to_string()))?;
+        let conn = Connection::open(path)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        Self::with(conn)
+    }
+
+    /// An index that lives only as long as the app (tests, or when the data
+    /// directory cannot be written).
+    pub fn in_memory() -> Result<Self, IndexError> {
+        Self::with(Connection::open_in_memory()?)
+    }
+
+    fn with(conn: Connection) -> Result<Self, IndexError> {
+        conn.execute_batch(SCHEMA)?;
+        Ok(Self {
+            conn: Mutex::new(conn),
+        })
+    }
+
+    fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
+        // A panic while holding the lock leaves SQLite consistent: keep going.
+        self.conn
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Records that `id` was created or opened now.
+    pub fn touch(
+        &self,
+        scope: &Scope,
+        kind: RecordKind,
+        id: &str,
+        patient_id: Option<&str>,
+    ) -> Result<(), IndexError> {
+        let conn = self.conn();
+        let next: i64 = conn.query_row(
+            "SELECT COALESCE(MAX(touched), 0) + 1 FROM entries",
+            [],
+            |r| r.get(0),
+        )?;
+        conn.execute(
+            "INSERT INTO entries (environment, organization, kind, id, patient_id, touched)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             ON CONFLICT (environment, organization, kind, id)
+             DO UPDATE SET touched = excluded.touched,
+                 patient_id = COALESCE(excluded.patient_id, entries.patient_id)",
+            params![
+                scope.environment,
+                scope.organization,
+                kind_key(kind),
+                id,
+                patient_id,
+                next
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// The most recently touched records of `kind`, newest first.
+    pub fn recent(
+        &self,
+        scope: &Scope,
+        kind: RecordKind,
+        limit: usize,
+    ) -> Result<Vec<Entry>, IndexError> {
+        let conn = self.conn();
+        let mut statement = conn.prepare_cached(
+            "SELECT id, patient_id FROM entries
+             WHERE environment = ?1 AND organization = ?2 AND kind = ?3
+             ORDER BY touched DESC LIMIT ?4",
+        )?;
+        let rows = statement.query_map(
+            params![
+                scope.environment,
+                scope.organization,
+                kind_key(kind),
+                i64::try_from(limit).unwrap_or(i64::MAX)
+            ],
+            |r| {
+                Ok(Entry {
+                    id: r.get(0)?,
+                    patient_id: r.get(1)?,
+                })
+            },
+        )?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The records of `kind` for one patient, newest first.
+    pub fn for_patient(
+        &self,
+        scope: &Scope,
+        kind: RecordKind,
+        patient_id: &str,
+    ) -> Result<Vec<String>, IndexError> {
+        let conn = self.conn();
+        let mut statement = conn.prepare_cached(
+            "SELECT id FROM entries
+             WHERE environment = ?1 AND organization = ?2 AND kind = ?3 AND patient_id = ?4
+             ORDER BY touched DESC",
+        )?;
+        let rows = statement.query_map(
+            params![
+                scope.environment,
+                scope.organization,
+                kind_key(kind),
+                patient_id
+            ],
+            |r| r.get(0),
+        )?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The patient a prescription or order was indexed for.
+    pub fn patient_of(
+        &self,
+        scope: &Scope,
+        kind: RecordKind,
+        id: &str,
+    ) -> Result<Option<String>, IndexError> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT patient_id FROM entries
+                 WHERE environment = ?1 AND organization = ?2 AND kind = ?3 AND id = ?4",
+                params![scope.environment, scope.organization, kind_key(kind), id],
+                |r| r.get(0),
+            )
+            .optional()?
+            .flatten())
+    }
+
+    /// Drops an id the network no longer answers for.
+    pub fn forget(&self, scope: &Scope, kind: RecordKind, id: &str) -> Result<(), IndexError> {
+        self.conn().execute(
+            "DELETE FROM entries
+             WHERE environment = ?1 AND organization = ?2 AND kind = ?3 AND id = ?4",
+            params![scope.environment, scope.organization, kind_key(kind), id],
+        )?;
+        Ok(())
+    }
+}
+
+/// Creates `path` readable and writable by its owner only (before SQLite opens
+/// it, so its `-wal` and `-shm` files inherit the mode).
+fn create_private(path: &Path) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    options.open(path).map(drop)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn scope(org: &str) -> Scope {
+        Scope {
+            environment: "sandbox".into(),
+            organization: org.into(),
+        }
+    }
+
+    #[test]
+    fn recent_lists_newest_first_and_touching_again_moves_a_record_up() {
+        let index = Index::in_memory().unwrap();
+        let s = scope("org_a");
+        index.touch(&s, RecordKind::Patient, "pat_1", None).unwrap();
+        index.touch(&s, RecordKind::Patient, "pat_2", None).unwrap();
+        index.touch(&s, RecordKind::Patient, "pat_1", None).unwrap();
+        let ids: Vec<_> = index
+            .recent(&s, RecordKind::Patient, 10)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.id)
+            .collect();
+        assert_eq!(ids, ["pat_1", "pat_2"]);
+    }
+
+    #[test]
+    fn another_organization_sees_none_of_the_records() {
+        let index = Index::in_memory().unwrap();
+        index
+            .touch(&scope("org_a"), RecordKind::Order, "ord_1", Some("pat_1"))
+            .unwrap();
+        assert!(
+            index
+                .recent(&scope("org_b"), RecordKind::Order, 10)
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_forgotten_record_is_gone_and_patient_records_are_found_by_patient() {
+        let index = Index::in_memory().unwrap();
+        let s = scope("org_a");
+        index
+            .touch(&s, RecordKind::Prescription, "rx_1", Some("pat_1"))
+            .unwrap();
+        index
+            .touch(&s, RecordKind::Prescription, "rx_2", Some("pat_2"))
+            .unwrap();
+        assert_eq!(
+            index
+                .for_patient(&s, RecordKind::Prescription, "pat_1")
+                .unwrap(),
+            ["rx_1"]
+        );
+        index.forget(&s, RecordKind::Prescription, "rx_1").unwrap();
+        assert!(
+            index
+                .for_patient(&s, RecordKind::Prescription, "pat_1")
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_index_file_is_readable_by_its_owner_only() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.sqlite");
+        let index = Index::open(&path).unwrap();
+        index
+            .touch(&scope("o"), RecordKind::Patient, "pat_1", None)
+            .unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+}

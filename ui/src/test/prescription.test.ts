@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { flushSync } from 'svelte';
+import type { ChoiceView } from '../bindings/ipc';
+import { ADA_SESSION, button, byLabel, install, patient, prescription, settle, type } from './fake';
+import { go, startApp } from './harness';
+
+const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const option = (label: string, value: string): ChoiceView => ({ label, value, reason: null, argument: 'drugId', exact: false, offers: [] });
+
+describe('a draft prescription', () => {
+  it('saves the drug chosen from the look-up with the fields typed', async () => {
+    const fake = install();
+    fake
+      .on('get_patient', () => patient())
+      .on('look_up_drug', () => [option('Amoxicillin 500 mg capsule', 'drug_amox')])
+      .on('save_draft', () => ({ kind: 'saved', prescription: prescription('rx_9'), notes: [] }));
+    const root = await startApp(fake, ADA_SESSION);
+    await go({ name: 'prescription', patientId: 'pat_1', id: null, key: 'rx-test' });
+    type(byLabel(root, 'Drug'), 'amox');
+    flushSync();
+    expect(root.textContent).toContain('Looking up…');
+    await wait(300);
+    await settle();
+    button(root.querySelector('[aria-label="Drugs found"]') as HTMLElement, 'Amoxicillin 500 mg capsule').click();
+    flushSync();
+    expect(root.textContent).toContain('Chosen: Amoxicillin 500 mg capsule');
+    type(byLabel(root, 'Instructions'), 'One capsule three times daily');
+    type(byLabel(root, 'Quantity'), '21');
+    type(byLabel(root, 'Unit'), 'capsule');
+    type(byLabel(root, 'Days supply'), '7');
+    type(byLabel(root, 'Refills'), '0');
+    flushSync();
+    button(root, 'Save draft').click();
+    await settle();
+
+    expect(fake.callsOf('save_draft')[0]?.args).toEqual({
+      patientId: 'pat_1',
+      id: null,
+      form: { templateId: null, drugId: 'drug_amox', instructions: 'One capsule three times daily', quantity: 21, unit: 'capsule', daysSupply: 7, refills: 0 },
+    });
+    expect(root.querySelector('[data-testid="screening"]')?.textContent).toContain('Screening: READY');
+  });
+
+  it('marks a BLOCKED draft unmistakably, lists its alerts, and switches to an alternative the network offers', async () => {
+    const fake = install();
+    const blocked = prescription('rx_9', {
+      status: 'BLOCKED',
+      alerts: [
+        {
+          severity: 'MAJOR',
+          kind: 'ALLERGEN',
+          description: 'Penicillin allergy',
+          involved: ['Amoxicillin', 'Penicillin'],
+          alternatives: [option('Azithromycin 250 mg tablet', 'drug_azi')],
+        },
+      ],
+    });
+    fake
+      .on('get_patient', () => patient())
+      .on('get_prescription', () => blocked)
+      .on('save_draft', () => ({ kind: 'saved', prescription: { ...blocked, status: 'READY', alerts: [] }, notes: [] }));
+    const root = await startApp(fake, ADA_SESSION);
+    await go({ name: 'prescription', patientId: null, id: 'rx_9', key: 'rx-test' });
+
+    const verdict = root.querySelector('[data-testid="screening"]');
+    expect(verdict?.textContent).toContain('Screening: BLOCKED — this draft cannot be signed');
+    expect(verdict?.classList.contains('screening-blocked')).toBe(true);
+    expect(root.textContent).toContain('Major · Allergy: Penicillin allergy');
+    expect(root.textContent).toContain('Involves: Amoxicillin, Penicillin');
+    button(root, 'Switch to Azithromycin 250 mg tablet').click();
+    await settle();
+    expect(fake.callsOf('save_draft')[0]?.args).toEqual({
+      patientId: 'pat_1',
+      id: 'rx_9',
+      form: { templateId: null, drugId: 'drug_azi', instructions: null, quantity: null, unit: null, daysSupply: null, refills: null },
+    });
+    expect(root.querySelector('[data-testid="screening"]')?.textContent).toContain('Screening: READY');
+  });
+
+  it('copies the link for the prescriber and shows it to copy by hand', async () => {
+    const fake = install();
+    fake.on('get_prescription', () => prescription('rx_1')).on('get_patient', () => patient());
+    let copied = '';
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText: async (t: string) => void (copied = t) }, configurable: true });
+    const root = await startApp(fake, ADA_SESSION);
+    await go({ name: 'prescription', patientId: null, id: 'rx_1', key: 'rx-test' });
+    button(root, 'Copy link for the prescriber').click();
+    await settle();
+
+    expect(copied).toBe('rxdesk://prescription/rx_1');
+    expect(byLabel(root, 'Link').value).toBe('rxdesk://prescription/rx_1');
+    expect(byLabel(root, 'Link').readOnly).toBe(true);
+    expect(root.textContent).toContain('Link copied');
+  });
+});

@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { flushSync } from 'svelte';
+import { EVENT_SESSION, EVENT_SIGN_IN } from '../bindings/ipc';
+import { app } from '../lib/app.svelte';
+import { missingPermissionNote } from '../lib/permissions';
+import { ADA_SESSION, BEN_SESSION, MO_SESSION, button, byLabel, install, patient, settle, status, type } from './fake';
+import { go, startApp } from './harness';
+
+const expired = { session: null, storage: { kind: 'keyring' } };
+
+describe('who is signed in', () => {
+  it('clears the patient page when the user signs out', async () => {
+    const fake = install();
+    fake
+      .on('get_patient', () => patient({ allergies: [{ id: 'al_1', name: 'Penicillin', code: null }] }))
+      .on('patient_work', () => ({ prescriptions: [], orders: [] }))
+      .on('sign_out', () => {
+        fake.emit(EVENT_SESSION, expired);
+        return null;
+      });
+    const root = await startApp(fake, MO_SESSION);
+    await go({ name: 'patient', id: 'pat_1', notes: [] });
+    expect(root.textContent).toContain('Jane Doe');
+
+    button(root, 'Sign out').click();
+    await settle();
+    expect(root.textContent).toContain('Sign in to Rx Desk');
+    expect(root.textContent).not.toContain('Jane Doe');
+    expect(root.textContent).not.toContain('Penicillin');
+
+    // Signing in again starts on Work, not on the patient.
+    app.applySignIn({ stage: 'signedIn', session: MO_SESSION });
+    await settle();
+    expect(root.querySelector('h2')?.textContent).toBe('Work');
+    expect(root.textContent).not.toContain('Jane Doe');
+  });
+
+  it('keeps a half-filled draft form when the same user signs in again after the session expired', async () => {
+    const fake = install();
+    let answer: 'signedOut' | 'ok' = 'signedOut';
+    fake
+      .on('get_patient', () => patient())
+      .on('sign_in', () => null)
+      .on('save_draft', () => {
+        if (answer === 'signedOut') {
+          // As the app does: the session event comes first, then the command's answer.
+          fake.emit(EVENT_SESSION, expired);
+          throw { kind: 'signedOut', message: 'the token expired' };
+        }
+        return { kind: 'notSaved', problems: [] };
+      });
+    const root = await startApp(fake, MO_SESSION);
+    await go({ name: 'prescription', patientId: 'pat_1', id: null, key: 'rx-test' });
+    type(byLabel(root, 'Instructions'), 'One tablet at night');
+    type(byLabel(root, 'Quantity'), '30');
+    flushSync();
+    button(root, 'Save draft').click();
+    await settle();
+
+    // Sign-in shows, and nothing of the patient behind it.
+    const dialog = root.querySelector('[role="dialog"]');
+    expect(dialog?.textContent).toContain('what you typed is kept');
+    expect(root.querySelector('main')).toBeNull();
+    expect(root.textContent).not.toContain('Jane Doe');
+
+    button(root, 'Sign in with your browser').click();
+    await settle();
+    fake.emit(EVENT_SIGN_IN, { stage: 'signedIn', session: MO_SESSION });
+    await settle();
+    expect(byLabel(root, 'Instructions').value).toBe('One tablet at night');
+    expect(byLabel(root, 'Quantity').value).toBe('30');
+
+    answer = 'ok';
+    button(root, 'Save draft').click();
+    await settle();
+    const calls = fake.callsOf('save_draft');
+    expect(calls).toHaveLength(2);
+    expect(calls[1]?.args).toEqual(calls[0]?.args);
+  });
+
+  it('drops the forms of the previous user when someone else signs in', async () => {
+    const fake = install();
+    fake.on('get_patient', () => patient());
+    const root = await startApp(fake, ADA_SESSION);
+    await go({ name: 'prescription', patientId: 'pat_1', id: null, key: 'rx-test' });
+    type(byLabel(root, 'Instructions'), 'One tablet at night');
+    flushSync();
+    fake.emit(EVENT_SESSION, expired);
+    await settle();
+    fake.emit(EVENT_SIGN_IN, { stage: 'signedIn', session: BEN_SESSION });
+    await settle();
+
+    expect(root.querySelector('h2')?.textContent).toBe('Work');
+    await go({ name: 'prescription', patientId: 'pat_1', id: null, key: 'rx-test' });
+    expect(byLabel(root, 'Instructions').value).toBe('');
+  });
+
+  it('shows its own message for access denied, timeout and network failure', async () => {
+    const fake = install();
+    fake.on('app_status', () => ({ ...status(null), storage: { kind: 'memoryOnly', reason: 'no keyring service' } }));
+    const root = await startApp(fake, null);
+    expect(root.textContent).toContain('kept in memory only');
+
+    const seen = new Set<string>();
+    for (const reason of ['accessDenied', 'timeout', 'network']) {
+      fake.emit(EVENT_SIGN_IN, { stage: 'failed', reason, message: 'details' });
+      flushSync();
+      seen.add(root.querySelector('[data-testid="signin-failure"] strong')?.textContent ?? '');
+    }
+    expect(seen.size).toBe(3);
+  });
+});
+
+describe('the network check', () => {
+  it('warns prominently when the network would not accept what Rx Desk sends', async () => {
+    const fake = install();
+    fake.on('check_network', () => ({
+      kind: 'incompatible',
+      failing: [{ operation: 'SignPrescription', problems: ['the field `signing` is not in this schema'] }],
+    }));
+    const root = await startApp(fake, ADA_SESSION);
+    const banner = root.querySelector('[data-testid="network-incompatible"]');
+    expect(banner?.getAttribute('role')).toBe('alert');
+    expect(banner?.textContent).toContain('This network does not accept what Rx Desk sends');
+    expect(banner?.textContent).toContain('SignPrescription');
+    expect(banner?.textContent).toContain('the field `signing` is not in this schema');
+  });
+});
+
+describe('permissions', () => {
+  it('name the permission and who has it only when the token lacks it', () => {
+    expect(missingPermissionNote('signPrescription', MO_SESSION.permissions)).toBe('Signing needs write:prescription — prescribers only');
+    expect(missingPermissionNote('sendOrder', MO_SESSION.permissions)).toBeNull();
+  });
+});
