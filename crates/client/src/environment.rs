@@ -286,15 +286,14 @@ impl Environment {
         join(&self.auth_url, "oauth/revoke")
     }
 
+    /// OpenID Connect UserInfo: who a user's access token acts for.
+    pub(crate) fn userinfo_endpoint(&self) -> Url {
+        join(&self.auth_url, "userinfo")
+    }
+
     /// The Network API.
     pub(crate) fn graphql_endpoint(&self) -> Url {
         join(&self.api_url, "graphql")
-    }
-
-    /// The sandbox's legacy API, which the client speaks until it moves to the
-    /// Network API at [`Self::graphql_endpoint`].
-    pub(crate) fn legacy_graphql_endpoint(&self) -> Url {
-        join(&self.api_url, "legacy/graphql")
     }
 }
 
@@ -571,6 +570,10 @@ mod tests {
         assert_eq!(
             env.token_endpoint().as_str(),
             "https://h.example/auth/oauth/token"
+        );
+        assert_eq!(
+            env.userinfo_endpoint().as_str(),
+            "https://h.example/auth/userinfo"
         );
         assert_eq!(
             env.graphql_endpoint().as_str(),

@@ -9,10 +9,10 @@
 //! | [`Environment`], [`BackendCredentials`] | which network: auth server, API, audience, client id; TOML or `RXDESK_*` variables; a public client never holds a secret |
 //! | [`Client`] | the entry point: one per environment, shares one HTTP client |
 //! | [`Client::sign_in`] → [`SignIn`] → [`PendingSignIn`] → [`Session`] | browser sign-in: PKCE, loopback listener, [`UrlOpener`], cancel ([`CancelHandle`]), timeout; errors in [`SignInError`] |
-//! | [`Session`], [`Client::renew`], [`Client::sign_out`] | the user's token, expiry, permissions, user, organization; renewal by refresh token (rotation); revocation ([`SignOutReport`]) |
-//! | [`MachineTokens`], [`Client::machine_api`] | client-credentials tokens, cached and shared, one request in flight |
-//! | [`Api`] | every GraphQL operation as a typed async fn; domain types in [`types`] |
-//! | [`ClientError`] | the one error of network calls: signed out, refused, invalid, not found, network, server, protocol |
+//! | [`Session`], [`Client::renew`], [`Client::sign_out`] | the user's token, expiry, permissions (the token response's `scope`), user and organization (OpenID Connect UserInfo); renewal by refresh token (rotation); revocation ([`SignOutReport`]) |
+//! | [`MachineTokens`], [`Client::machine_tokens`] | client-credentials tokens, cached and shared, one request in flight |
+//! | [`network::Network`] ([`Client::network`], [`Client::machine_network`]) | the Network API: one typed async fn per call shape, answers as [`network::Outcome`]s |
+//! | [`ClientError`] | the one error of network calls: signed out, refused, invalid, not found, upstream, network, server, protocol |
 //! | [`sync`] | the CSV patient/prescription/order sync behind `examples/backend_sync.rs` |
 //! | [`Secret`] | tokens and secrets: redacted when printed, zeroized on drop |
 //!
@@ -23,14 +23,14 @@
 //! let pending = client.sign_in().start().await?;
 //! println!("Waiting for your browser… {}", pending.authorize_url());
 //! let session = pending.finish().await?;
-//! let patients = client.api(&session).all_patients(&Default::default()).await?;
-//! # let _ = patients; Ok(()) }
+//! println!("Signed in as {} at {}", session.user().name, session.organization().name);
+//! let pong = client.network(&session).ping().await?;
+//! # let _ = pong; Ok(()) }
 //! ```
 //!
 //! Logs go through `tracing`: one span per operation with its name, duration and
 //! outcome; never a token, secret, code, verifier or patient field.
 
-pub mod api;
 mod environment;
 mod error;
 pub mod network;
@@ -43,15 +43,13 @@ mod transport;
 
 use std::sync::Arc;
 
-pub use api::Api;
-pub use api::types;
 pub use environment::{
     BackendCredentials, Environment, EnvironmentError, Preset, VAR_API_URL, VAR_AUDIENCE,
     VAR_AUTH_URL, VAR_CALLBACK_PORT, VAR_CLIENT_ID, VAR_CLIENT_SECRET,
 };
 pub use error::ClientError;
 pub use secret::Secret;
-pub use session::{Session, SessionUser, SignOutReport};
+pub use session::{Session, SessionOrganization, SessionUser, SignOutReport};
 pub use signin::{
     CancelHandle, DEFAULT_TIMEOUT, NoBrowser, PendingSignIn, SignIn, SignInError, SystemBrowser,
     UrlOpener,
@@ -88,11 +86,6 @@ impl Client {
         SignIn::new(self.clone())
     }
 
-    /// The API as the signed-in user.
-    pub fn api(&self, session: &Session) -> Api {
-        self.api_with_token(session.access_token().clone())
-    }
-
     /// The Network API as the signed-in user of `session`.
     pub fn network(&self, session: &Session) -> network::Network {
         self.network_with_token(session.access_token().clone())
@@ -116,41 +109,9 @@ impl Client {
         ))
     }
 
-    /// The API with a bearer token obtained elsewhere.
-    pub fn api_with_token(&self, token: Secret) -> Api {
-        Api::bearer(
-            self.http.clone(),
-            self.environment.legacy_graphql_endpoint(),
-            token,
-        )
-    }
-
-    /// The API without any token: every call ends in [`ClientError::SignedOut`].
-    /// Useful only to probe a network.
-    pub fn anonymous_api(&self) -> Api {
-        Api::anonymous(
-            self.http.clone(),
-            self.environment.legacy_graphql_endpoint(),
-        )
-    }
-
     /// Machine tokens for a backend, cached and shared by every clone.
     pub fn machine_tokens(&self, credentials: BackendCredentials) -> MachineTokens {
         MachineTokens::with_http(self.http.clone(), &self.environment, credentials)
-    }
-
-    /// The API as a backend (client credentials), with its own token cache.
-    pub fn machine_api(&self, credentials: BackendCredentials) -> Api {
-        self.machine_api_with(self.machine_tokens(credentials))
-    }
-
-    /// The API as a backend, sharing `tokens` with other [`Api`]s.
-    pub fn machine_api_with(&self, tokens: MachineTokens) -> Api {
-        Api::machine(
-            self.http.clone(),
-            self.environment.legacy_graphql_endpoint(),
-            tokens,
-        )
     }
 
     /// Renews a session with its refresh token. Store the returned session: the

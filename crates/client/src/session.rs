@@ -1,9 +1,14 @@
 //! [`Session`]: a signed-in user's token and what the UI needs about it (expiry,
 //! permissions, user, organization, optional refresh token), serializable for the
-//! app's keyring store; plus the calls made on its behalf: renewal with the
-//! refresh token through `oauth2` (rotation honoured), and revocation at sign-out
-//! (RFC 7009, our own form POST: `oauth2` insists on https there, and loopback
-//! environments are http). Obtaining the first session is `signin`'s job.
+//! app's keyring store; plus the calls made on its behalf: who the new token acts
+//! for (OpenID Connect UserInfo, [`user_info`]), renewal with the refresh token
+//! through `oauth2` (rotation honoured), and revocation at sign-out (RFC 7009, our
+//! own form POST: `oauth2` insists on https there, and loopback environments are
+//! http). Obtaining the first session is `signin`'s job.
+//!
+//! A session's permissions are the token response's `scope` (the contract's
+//! space-separated permissions), never read from the token itself: the access
+//! token is opaque to the client.
 
 use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -15,9 +20,8 @@ use oauth2::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::api::types::{Me, Organization};
 use crate::environment::Environment;
-use crate::error::ClientError;
+use crate::error::{ClientError, shape_error};
 use crate::secret::Secret;
 
 /// Lifetime assumed when a token response omits `expires_in`: short, so the app
@@ -27,6 +31,7 @@ const ASSUMED_LIFETIME: Duration = Duration::from_secs(300);
 /// The signed-in user as the UI shows them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionUser {
+    /// The user's id at the network (the `sub` of their tokens).
     pub id: String,
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -34,6 +39,13 @@ pub struct SessionUser {
     /// `prescriber`, `medical_ops` or another role name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<String>,
+}
+
+/// The organization a session acts in: a token is bound to one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionOrganization {
+    pub id: String,
+    pub name: String,
 }
 
 /// A user's session. The tokens are redacted when printed and zeroized on drop.
@@ -53,24 +65,34 @@ pub struct Session {
     permissions: Vec<String>,
     user: SessionUser,
     #[serde(rename = "org")]
-    organization: Organization,
+    organization: SessionOrganization,
 }
 
 impl Session {
-    pub(crate) fn from_sign_in(token: &BasicTokenResponse, me: Me) -> Self {
+    /// The session of a fresh sign-in: the token response (token, expiry, refresh
+    /// token, permissions from its `scope`) and what `/userinfo` said about it.
+    pub(crate) fn from_sign_in(token: &BasicTokenResponse, info: UserInfo) -> Self {
         let parts = TokenParts::from(token);
+        let organization = SessionOrganization {
+            name: info.org_name.unwrap_or_else(|| info.org_id.clone()),
+            id: info.org_id,
+        };
+        let name = info
+            .name
+            .or_else(|| info.email.clone())
+            .unwrap_or_else(|| info.sub.clone());
         Self {
             access_token: parts.access_token,
             expires_at: parts.expires_at,
             refresh_token: parts.refresh_token,
-            permissions: me.permissions,
+            permissions: parts.scopes.map(permissions_of).unwrap_or_default(),
             user: SessionUser {
-                id: me.id,
-                name: me.name,
-                email: me.email,
-                role: me.role,
+                id: info.sub,
+                name,
+                email: info.email,
+                role: info.role,
             },
-            organization: me.organization,
+            organization,
         }
     }
 
@@ -108,7 +130,7 @@ impl Session {
         &self.user
     }
 
-    pub fn organization(&self) -> &Organization {
+    pub fn organization(&self) -> &SessionOrganization {
         &self.organization
     }
 
@@ -198,17 +220,133 @@ pub(crate) async fn renew(
         // Same user, same organization: a token is bound to one organization.
         permissions: parts
             .scopes
-            .map(|scopes| {
-                scopes
-                    .into_iter()
-                    .filter(|s| s.contains(':'))
-                    .collect::<Vec<_>>()
-            })
+            .map(permissions_of)
             .filter(|p| !p.is_empty())
             .unwrap_or_else(|| session.permissions.clone()),
         user: session.user.clone(),
         organization: session.organization.clone(),
     })
+}
+
+/// The permissions among a token response's scopes (`read:patient`, …): those
+/// with a colon, leaving out `offline_access` and the like.
+fn permissions_of(scopes: Vec<String>) -> Vec<String> {
+    scopes.into_iter().filter(|s| s.contains(':')).collect()
+}
+
+/// What the network's `/userinfo` says about a user token (OpenID Connect Core
+/// §5.3): `{ sub, name, email, role, org_id, org_name }`. Only `sub` and `org_id`
+/// are required; a missing name falls back to the email, then the `sub`.
+#[derive(Deserialize)]
+pub(crate) struct UserInfo {
+    sub: String,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    email: Option<String>,
+    #[serde(default)]
+    role: Option<String>,
+    org_id: String,
+    #[serde(default)]
+    org_name: Option<String>,
+}
+
+/// An RFC 6750 error body, as the sandbox sends it beside its challenge.
+#[derive(Deserialize)]
+struct BearerErrorBody {
+    error: Option<String>,
+    error_description: Option<String>,
+}
+
+/// Asks `GET {auth_url}/userinfo`, with `access_token` as bearer, who the token
+/// acts for. A refused token is [`ClientError::SignedOut`] (401) or
+/// [`ClientError::Refused`] (403), with the RFC 6750 `error` as its code.
+pub(crate) async fn user_info(
+    http: &reqwest::Client,
+    environment: &Environment,
+    access_token: &Secret,
+) -> Result<UserInfo, ClientError> {
+    let response = http
+        .get(environment.userinfo_endpoint())
+        .bearer_auth(access_token.expose())
+        .header(reqwest::header::ACCEPT, "application/json")
+        .send()
+        .await
+        .map_err(ClientError::from_reqwest)?;
+    let status = response.status().as_u16();
+    let challenge = response
+        .headers()
+        .get(reqwest::header::WWW_AUTHENTICATE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let body = response.bytes().await.map_err(ClientError::from_reqwest)?;
+    match status {
+        200 => serde_json::from_slice(&body).map_err(|e| {
+            ClientError::protocol(format!("the userinfo answer: {}", shape_error(&e)))
+        }),
+        401 | 403 => {
+            let (code, message) = bearer_error(status, challenge.as_deref(), &body);
+            Err(if status == 401 {
+                ClientError::SignedOut { code, message }
+            } else {
+                ClientError::Refused {
+                    code,
+                    message,
+                    required_permission: None,
+                }
+            })
+        }
+        500.. => Err(ClientError::Server {
+            status: Some(status),
+            message: "the userinfo endpoint failed".to_owned(),
+        }),
+        _ => Err(ClientError::protocol(format!(
+            "the userinfo endpoint answered HTTP {status}"
+        ))),
+    }
+}
+
+/// The `error` and `error_description` of a refusal: from the JSON body when it
+/// has them, else from the `WWW-Authenticate: Bearer` challenge's parameters.
+fn bearer_error(status: u16, challenge: Option<&str>, body: &[u8]) -> (String, String) {
+    let from_body = serde_json::from_slice::<BearerErrorBody>(body).ok();
+    let param = |name: &str| challenge.and_then(|c| challenge_param(c, name));
+    let code = from_body
+        .as_ref()
+        .and_then(|b| b.error.clone())
+        .or_else(|| param("error"))
+        .unwrap_or_else(|| format!("HTTP_{status}"));
+    let message = from_body
+        .and_then(|b| b.error_description)
+        .or_else(|| param("error_description"))
+        .unwrap_or_else(|| "the network did not accept the token".to_owned());
+    (code, message)
+}
+
+/// The value of `name="value"` (or `name=value`) in a `WWW-Authenticate` challenge.
+fn challenge_param(challenge: &str, name: &str) -> Option<String> {
+    let mut rest = challenge.strip_prefix("Bearer").unwrap_or(challenge);
+    while let Some(at) = rest.find('=') {
+        let key = rest[..at]
+            .trim_matches(|c: char| c == ',' || c.is_whitespace())
+            .to_owned();
+        let after = &rest[at + 1..];
+        let (value, tail) = match after.strip_prefix('"') {
+            Some(quoted) => {
+                let end = quoted.find('"').unwrap_or(quoted.len());
+                (&quoted[..end], quoted.get(end + 1..).unwrap_or_default())
+            }
+            None => {
+                let end = after.find(',').unwrap_or(after.len());
+                (after[..end].trim(), &after[end..])
+            }
+        };
+        if key.eq_ignore_ascii_case(name) {
+            return Some(value.to_owned());
+        }
+        rest = tail;
+    }
+    None
 }
 
 /// Revokes the session's refresh token (RFC 7009). Never fails: the outcome is reported.
@@ -312,7 +450,7 @@ mod tests {
                 email: Some("ada@maple.example".into()),
                 role: Some("prescriber".into()),
             },
-            organization: Organization {
+            organization: SessionOrganization {
                 id: "org_maple".into(),
                 name: "Maple Street Clinic".into(),
             },
@@ -345,6 +483,62 @@ mod tests {
 
         assert!(s.can("write:prescription"));
         assert!(!s.can("write:order"));
+    }
+
+    #[test]
+    fn the_stored_form_keeps_its_keys() {
+        let json = serde_json::to_value(session()).unwrap();
+
+        assert_eq!(
+            json["user"],
+            serde_json::json!({ "id": "usr_ada", "name": "Ada Quinn", "email": "ada@maple.example", "role": "prescriber" })
+        );
+        assert_eq!(
+            json["org"],
+            serde_json::json!({ "id": "org_maple", "name": "Maple Street Clinic" })
+        );
+        assert_eq!(
+            json["perm"],
+            serde_json::json!(["read:patient", "write:prescription"])
+        );
+    }
+
+    #[test]
+    fn permissions_are_the_scopes_with_a_colon() {
+        let scopes = ["offline_access", "read:patient", "openid", "write:order"];
+
+        let permissions = permissions_of(scopes.map(str::to_owned).to_vec());
+
+        assert_eq!(permissions, ["read:patient", "write:order"]);
+    }
+
+    #[test]
+    fn a_challenge_gives_its_error_and_description() {
+        let challenge = r#"Bearer realm="api", error="invalid_token", error_description="The token has expired""#;
+
+        assert_eq!(
+            challenge_param(challenge, "error").as_deref(),
+            Some("invalid_token")
+        );
+        assert_eq!(
+            challenge_param(challenge, "error_description").as_deref(),
+            Some("The token has expired")
+        );
+        assert_eq!(challenge_param("Bearer", "error"), None);
+        assert_eq!(
+            bearer_error(401, Some(challenge), b"Unauthorized"),
+            (
+                "invalid_token".to_owned(),
+                "The token has expired".to_owned()
+            )
+        );
+        assert_eq!(
+            bearer_error(401, Some("Bearer"), b""),
+            (
+                "HTTP_401".to_owned(),
+                "the network did not accept the token".to_owned()
+            )
+        );
     }
 
     #[test]

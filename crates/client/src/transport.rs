@@ -1,10 +1,10 @@
-//! The transport every GraphQL call goes through: the bearer token (a user's, a
-//! machine token with one forced renewal after `INVALID_AUTHORIZATION_HEADER`, or
-//! none), one `tracing` span per operation with its name, duration, attempts and
-//! outcome (never variables or results), the retry policy (backoff on network or
-//! server trouble, only for calls marked [`Retry::Safe`]), and the mapping of every
+//! The transport every GraphQL call goes through: the bearer token (a user's, or
+//! a machine token with one forced renewal after `INVALID_AUTHORIZATION_HEADER`),
+//! one `tracing` span per operation with its name, duration, attempts and outcome
+//! (never variables or results), the retry policy (backoff on network or server
+//! trouble, only for calls marked [`Retry::Safe`]), and the mapping of every
 //! whole-request failure to [`ClientError`]. What a call sends and how its data
-//! reads are the business of `api` (legacy) and `network`.
+//! reads are the business of `network`.
 
 use std::time::{Duration, Instant};
 
@@ -44,7 +44,6 @@ impl Retry {
 pub(crate) enum Auth {
     Bearer(Secret),
     Machine(MachineTokens),
-    None,
 }
 
 /// One endpoint and one caller's credentials. Cheap to clone.
@@ -119,17 +118,16 @@ impl Transport {
 
     async fn authorized_attempt<D: DeserializeOwned>(&self, body: &[u8]) -> Result<D, ClientError> {
         match &self.auth {
-            Auth::Bearer(token) => self.attempt(Some(token), body).await,
-            Auth::None => self.attempt(None, body).await,
+            Auth::Bearer(token) => self.attempt(token, body).await,
             Auth::Machine(tokens) => {
                 let token = tokens.token().await?;
-                match self.attempt(Some(&token), body).await {
+                match self.attempt(&token, body).await {
                     Err(ClientError::SignedOut { code, .. })
                         if code == "INVALID_AUTHORIZATION_HEADER" =>
                     {
                         tracing::info!("machine token rejected; renewing once");
                         let renewed = tokens.renew_rejected(&token).await?;
-                        self.attempt(Some(&renewed), body).await
+                        self.attempt(&renewed, body).await
                     }
                     other => other,
                 }
@@ -139,18 +137,18 @@ impl Transport {
 
     async fn attempt<D: DeserializeOwned>(
         &self,
-        token: Option<&Secret>,
+        token: &Secret,
         body: &[u8],
     ) -> Result<D, ClientError> {
-        let mut request = self
+        let response = self
             .http
             .post(self.endpoint.clone())
             .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_vec());
-        if let Some(token) = token {
-            request = request.bearer_auth(token.expose());
-        }
-        let response = request.send().await.map_err(ClientError::from_reqwest)?;
+            .bearer_auth(token.expose())
+            .body(body.to_vec())
+            .send()
+            .await
+            .map_err(ClientError::from_reqwest)?;
         let status = response.status().as_u16();
         let bytes = response.bytes().await.map_err(ClientError::from_reqwest)?;
         decode_response(status, &bytes)

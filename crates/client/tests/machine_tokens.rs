@@ -1,13 +1,14 @@
-//! Machine tokens against a sandbox behind a counting proxy: the contract's JSON
-//! body, one token request however many callers, renewal shortly before expiry,
-//! one forced renewal after the API rejects a token; and the public-client rule.
+//! Machine tokens against a sandbox behind a counting proxy, through the Network
+//! API: the contract's JSON body, one token request however many callers,
+//! renewal shortly before expiry, one forced renewal after the API rejects a
+//! token; and the public-client rule.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 
 use std::time::Duration;
 
-use rxdesk_client::{ClientError, Environment, EnvironmentError, types::ActorKind};
+use rxdesk_client::{ClientError, Environment, EnvironmentError};
 use rxdesk_sandbox::Config;
 use support::*;
 
@@ -15,12 +16,11 @@ use support::*;
 async fn the_token_request_is_the_contracts_json_body() {
     let sandbox = sandbox().await;
     let proxy = Proxy::start(sandbox.url()).await;
-    let api = proxy.client().machine_api(maple_backend());
+    let network = machine_network(&proxy.client(), maple_backend());
 
-    let me = api.me().await.unwrap();
+    let pong = network.ping().await.unwrap();
 
-    assert_eq!(me.kind, ActorKind::Machine);
-    assert_eq!(me.organization.id, "org_maple");
+    assert_eq!(pong, "pong");
     let (content_type, body) = proxy.last_request("/oauth/token");
     assert_eq!(content_type, "application/json");
     let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
@@ -39,7 +39,7 @@ async fn the_token_request_is_the_contracts_json_body() {
 async fn two_hundred_concurrent_calls_cause_one_token_request() {
     let sandbox = sandbox().await;
     let proxy = Proxy::start(sandbox.url()).await;
-    let api = proxy.client().machine_api(maple_backend());
+    let api = machine_network(&proxy.client(), maple_backend());
 
     let mut calls = tokio::task::JoinSet::new();
     for _ in 0..200 {
@@ -50,7 +50,7 @@ async fn two_hundred_concurrent_calls_cause_one_token_request() {
 
     assert!(answers.iter().all(Result::is_ok), "{answers:?}");
     assert_eq!(proxy.count("/oauth/token"), 1);
-    assert_eq!(proxy.count("/legacy/graphql"), 200);
+    assert_eq!(proxy.count("/graphql"), 200);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -61,7 +61,7 @@ async fn a_two_second_token_is_renewed_once() {
     })
     .await;
     let proxy = Proxy::start(sandbox.url()).await;
-    let api = proxy.client().machine_api(maple_backend());
+    let api = machine_network(&proxy.client(), maple_backend());
     api.ping().await.unwrap();
     api.ping().await.unwrap();
 
@@ -77,13 +77,13 @@ async fn a_rejected_token_is_renewed_once_and_the_call_retried() {
     let sandbox = sandbox().await;
     let proxy = Proxy::start(sandbox.url()).await;
     proxy.corrupt_next_tokens(1);
-    let api = proxy.client().machine_api(maple_backend());
+    let api = machine_network(&proxy.client(), maple_backend());
 
     let pong = api.ping().await;
 
     assert!(pong.is_ok(), "{pong:?}");
     assert_eq!(proxy.count("/oauth/token"), 2);
-    assert_eq!(proxy.count("/legacy/graphql"), 2);
+    assert_eq!(proxy.count("/graphql"), 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -91,7 +91,7 @@ async fn a_token_rejected_after_renewal_is_signed_out_without_looping() {
     let sandbox = sandbox().await;
     let proxy = Proxy::start(sandbox.url()).await;
     proxy.corrupt_next_tokens(2);
-    let api = proxy.client().machine_api(maple_backend());
+    let api = machine_network(&proxy.client(), maple_backend());
 
     let pong = api.ping().await.unwrap_err();
 
@@ -100,17 +100,17 @@ async fn a_token_rejected_after_renewal_is_signed_out_without_looping() {
         "{pong:?}"
     );
     assert_eq!(proxy.count("/oauth/token"), 2);
-    assert_eq!(proxy.count("/legacy/graphql"), 2);
+    assert_eq!(proxy.count("/graphql"), 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wrong_backend_secret_is_signed_out() {
     let sandbox = sandbox().await;
     let client = client_for(sandbox.url());
-    let api = client.machine_api(rxdesk_client::BackendCredentials::new(
-        "maple-backend",
-        "not-the-secret",
-    ));
+    let api = machine_network(
+        &client,
+        rxdesk_client::BackendCredentials::new("maple-backend", "not-the-secret"),
+    );
 
     let e = api.ping().await.unwrap_err();
 
@@ -125,12 +125,10 @@ async fn a_wrong_backend_secret_is_signed_out() {
 async fn a_failed_token_request_is_shared_by_the_callers_waiting_on_it() {
     let sandbox = sandbox().await;
     let proxy = Proxy::start(sandbox.url()).await;
-    let api = proxy
-        .client()
-        .machine_api(rxdesk_client::BackendCredentials::new(
-            "maple-backend",
-            "not-the-secret",
-        ));
+    let api = machine_network(
+        &proxy.client(),
+        rxdesk_client::BackendCredentials::new("maple-backend", "not-the-secret"),
+    );
 
     let mut calls = tokio::task::JoinSet::new();
     for _ in 0..50 {
@@ -141,7 +139,7 @@ async fn a_failed_token_request_is_shared_by_the_callers_waiting_on_it() {
 
     assert!(answers.iter().all(Result::is_err));
     assert_eq!(proxy.count("/oauth/token"), 1);
-    assert_eq!(proxy.count("/legacy/graphql"), 0);
+    assert_eq!(proxy.count("/graphql"), 0);
 }
 
 #[test]

@@ -1,69 +1,87 @@
-//! Every refusal shape of the network mapped to its [`ClientError`] variant, and
-//! the retry policy: a refused call is made once; reads and creates carrying an
-//! `externalId` are retried after server trouble, other writes are not.
+//! Every whole-request refusal of the Network API mapped to its [`ClientError`]
+//! variant, and the retry policy: a refused call is made once; reads and drafts
+//! carrying an `externalId` are retried after server trouble, other writes are
+//! not. (A machine token refused signing is in `network.rs`.)
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 
-use rxdesk_client::types::{
-    NewOrder, NewPatient, NewPatientName, NewPrescription, PageRequest, Patient, PatientFilter,
-    Prescription, Sex,
-};
-use rxdesk_client::{Api, ClientError, Secret};
+use rxdesk_client::network::documents::*;
+use rxdesk_client::network::{Network, Outcome};
+use rxdesk_client::{ClientError, Secret};
 use support::*;
 
-fn new_patient(external_id: Option<&str>) -> NewPatient {
-    NewPatient {
-        external_id: external_id.map(str::to_owned),
-        name: NewPatientName {
-            first: "Rosalind".into(),
-            middle: None,
-            last: "Testpatient".into(),
-        },
-        date_of_birth: "1971-04-02".into(),
-        sex: Sex::Female,
-        gender: None,
-        email: None,
-        phone: None,
-        address: None,
+const AZITHROMYCIN: &str = "med_azithromycin_250_tab";
+
+fn new_patient(first: &str) -> PatientInput {
+    PatientInput {
+        demographic: Some(PatientDemographicInput {
+            name: Some(HumanNameInput {
+                first: Some(first.into()),
+                last: Some("Testpatient".into()),
+                ..Default::default()
+            }),
+            date_of_birth: Some(Date("1971-04-02".into())),
+            sex: Some(Sex::Female),
+            phone: Some("+16175550123".into()),
+            ..Default::default()
+        }),
+        ..Default::default()
     }
 }
 
-async fn draft(api: &Api) -> (Patient, Prescription) {
-    let patient = api.create_patient(&new_patient(None)).await.unwrap();
-    let medication = api
-        .medications("Lisinopril", Some(1))
-        .await
-        .unwrap()
-        .remove(0);
-    let prescription = api
-        .create_prescription(&NewPrescription {
-            external_id: None,
-            patient_id: patient.id.clone(),
-            treatment_id: medication.id,
-            dispense_as_written: None,
-            dispense_quantity: 30.0,
-            dispense_unit: "tablet".into(),
-            fills_allowed: 1,
-            days_supply: 30,
-            instructions: "1 tablet by mouth daily".into(),
-            notes: None,
-            effective_date: None,
-        })
-        .await
-        .unwrap();
-    (patient, prescription)
+async fn add_patient(network: &Network) -> String {
+    match network.sync_patient(new_patient("Rosalind")).await.unwrap() {
+        Outcome::Record {
+            record: Some(p), ..
+        } => p.id.into_inner(),
+        other => panic!("not added: {other:?}"),
+    }
+}
+
+fn draft_input(patient: &str, external_id: Option<&str>) -> PrescriptionInput {
+    PrescriptionInput {
+        external_id: external_id.map(str::to_owned),
+        patient: Some(PatientReferenceInput {
+            id: Some(cynic::Id::new(patient)),
+        }),
+        treatment: Some(TreatmentReferenceInput {
+            id: Some(cynic::Id::new(AZITHROMYCIN)),
+            ..Default::default()
+        }),
+        instructions: Some("Take 2 tablets on day 1, then 1 daily".into()),
+        dispense: Some(DispenseInput {
+            quantity: Some(6.0),
+            unit: Some("tablet".into()),
+            days_supply: Some(5),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn machine_token_cannot_sign_and_the_refused_call_is_made_once() {
+async fn medical_operations_are_refused_signing_with_code_message_and_permission_once() {
     let sandbox = sandbox().await;
     let proxy = Proxy::start(sandbox.url()).await;
-    let api = proxy.client().machine_api(maple_backend());
-    let (_, prescription) = draft(&api).await;
-    let before = proxy.count("/legacy/graphql");
+    let staff = machine_network(&client_for(sandbox.url()), maple_backend());
+    let patient = add_patient(&staff).await;
+    let draft = staff
+        .draft_prescription(draft_input(&patient, None))
+        .await
+        .unwrap()
+        .into_record()
+        .unwrap();
+    let session = sign_in(&client_for(sandbox.url()), MO, None).await;
+    let medical_ops = proxy
+        .client()
+        .network_with_token(session.access_token().clone());
+    let before = proxy.count("/graphql");
 
-    let refused = api.sign_prescription(&prescription.id).await.unwrap_err();
+    let refused = medical_ops
+        .sign_prescription(draft.id.inner(), &draft.signing.content_hash)
+        .await
+        .unwrap_err();
 
     let ClientError::Refused {
         code,
@@ -76,35 +94,19 @@ async fn machine_token_cannot_sign_and_the_refused_call_is_made_once() {
     assert_eq!(code, "PRESCRIPTION_SIGNING_UNAUTHORIZED");
     assert_eq!(required_permission.as_deref(), Some("write:prescription"));
     assert!(message.contains("sign"), "{message}");
-    assert_eq!(proxy.count("/legacy/graphql") - before, 1);
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn medical_operations_cannot_sign() {
-    let sandbox = sandbox().await;
-    let client = client_for(sandbox.url());
-    let (_, prescription) = draft(&client.machine_api(maple_backend())).await;
-    let session = sign_in(&client, MO, None).await;
-
-    let refused = client
-        .api(&session)
-        .sign_prescription(&prescription.id)
-        .await
-        .unwrap_err();
-
-    assert!(
-        matches!(&refused, ClientError::Refused { code, required_permission: Some(p), .. }
-            if code == "PRESCRIPTION_SIGNING_UNAUTHORIZED" && p == "write:prescription"),
-        "{refused:?}"
+    assert_eq!(
+        proxy.count("/graphql") - before,
+        1,
+        "a refusal is not retried"
     );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn no_token_is_signed_out() {
+async fn an_empty_token_is_signed_out() {
     let sandbox = sandbox().await;
 
     let e = client_for(sandbox.url())
-        .anonymous_api()
+        .network_with_token(Secret::new(""))
         .ping()
         .await
         .unwrap_err();
@@ -118,9 +120,9 @@ async fn no_token_is_signed_out() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_invalid_token_is_signed_out() {
     let sandbox = sandbox().await;
-    let api = client_for(sandbox.url()).api_with_token(Secret::new("eyJ.forged.token"));
+    let network = client_for(sandbox.url()).network_with_token(Secret::new("eyJ.forged.token"));
 
-    let e = api.me().await.unwrap_err();
+    let e = network.ping().await.unwrap_err();
 
     assert!(
         matches!(&e, ClientError::SignedOut { code, .. } if code == "INVALID_AUTHORIZATION_HEADER"),
@@ -129,103 +131,71 @@ async fn an_invalid_token_is_signed_out() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn invalid_input_names_the_field() {
+async fn a_direction_override_in_an_input_is_invalid_naming_the_field_not_the_value() {
     let sandbox = sandbox().await;
-    let api = client_for(sandbox.url()).machine_api(maple_backend());
-    let patient = NewPatient {
-        date_of_birth: "not-a-date".into(),
-        ..new_patient(None)
-    };
+    let network = machine_network(&client_for(sandbox.url()), maple_backend());
 
-    let e = api.create_patient(&patient).await.unwrap_err();
-
-    assert!(
-        matches!(&e, ClientError::Invalid { field: Some(f), .. } if f.contains("dateOfBirth")),
-        "{e:?}"
-    );
-    assert!(!e.to_string().contains("Rosalind"));
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sending_an_order_with_unsigned_prescriptions_is_invalid() {
-    let sandbox = sandbox().await;
-    let api = client_for(sandbox.url()).machine_api(maple_backend());
-    let (patient, prescription) = draft(&api).await;
-    let order = api
-        .create_order(&NewOrder {
-            patient_id: patient.id,
-            prescription_ids: vec![prescription.id],
-            ..NewOrder::default()
-        })
-        .await
-        .unwrap();
-
-    let e = api.send_order(&order.id).await.unwrap_err();
-
-    assert!(
-        matches!(&e, ClientError::Invalid { code, .. } if code == "ORDER_HAS_UNSIGNED_PRESCRIPTIONS"),
-        "{e:?}"
-    );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_unknown_id_is_not_found() {
-    let sandbox = sandbox().await;
-    let api = client_for(sandbox.url()).machine_api(maple_backend());
-
-    let read = api.patient("pat_does_not_exist").await.unwrap_err();
-    let write = api.send_order("ord_does_not_exist").await.unwrap_err();
-
-    assert!(matches!(read, ClientError::NotFound { .. }), "{read:?}");
-    assert!(matches!(write, ClientError::NotFound { .. }), "{write:?}");
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn another_organizations_record_is_not_found() {
-    let sandbox = sandbox().await;
-    let client = client_for(sandbox.url());
-    let patient = client
-        .machine_api(maple_backend())
-        .create_patient(&new_patient(None))
-        .await
-        .unwrap();
-
-    let e = client
-        .machine_api(birch_backend())
-        .patient(&patient.id)
+    let e = network
+        .sync_patient(new_patient("Rosa\u{202E}lind"))
         .await
         .unwrap_err();
 
-    assert!(matches!(e, ClientError::NotFound { .. }), "{e:?}");
+    assert!(
+        matches!(&e, ClientError::Invalid { code, field: Some(f), .. }
+            if code == "INVALID_INPUT" && f.contains("demographic.name.first")),
+        "{e:?}"
+    );
+    assert!(!e.to_string().contains("Rosa"), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_organizations_patient_reads_as_an_unknown_id() {
+    let sandbox = sandbox().await;
+    let client = client_for(sandbox.url());
+    let patient = add_patient(&machine_network(&client, maple_backend())).await;
+
+    let got = machine_network(&client, birch_backend())
+        .get_patient(&patient)
+        .await
+        .unwrap();
+
+    assert!(got.record().is_none(), "{got:?}");
+    assert!(
+        got.unapplied()
+            .iter()
+            .any(|c| c.key == "id" && c.status == ChangeStatus::Rejected),
+        "{got:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_read_is_retried_after_server_trouble() {
     let sandbox = sandbox().await;
     let proxy = Proxy::start(sandbox.url()).await;
-    let api = proxy.client().machine_api(maple_backend());
-    api.ping().await.unwrap();
+    let network = machine_network(&proxy.client(), maple_backend());
+    let patient = add_patient(&network).await;
     proxy.fail_next_graphql(2);
-    let before = proxy.count("/legacy/graphql");
+    let before = proxy.count("/graphql");
 
-    let page = api
-        .patients(&PatientFilter::default(), &PageRequest::default())
-        .await;
+    let got = network.get_patient(&patient).await;
 
-    assert!(page.is_ok(), "{page:?}");
-    assert_eq!(proxy.count("/legacy/graphql") - before, 3);
+    assert!(got.as_ref().is_ok_and(|o| o.record().is_some()), "{got:?}");
+    assert_eq!(proxy.count("/graphql") - before, 3);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_create_without_external_id_is_not_retried() {
+async fn a_sync_is_not_retried_after_server_trouble() {
     let sandbox = sandbox().await;
     let proxy = Proxy::start(sandbox.url()).await;
-    let api = proxy.client().machine_api(maple_backend());
-    api.ping().await.unwrap();
+    let network = machine_network(&proxy.client(), maple_backend());
+    network.ping().await.unwrap();
     proxy.fail_next_graphql(1);
-    let before = proxy.count("/legacy/graphql");
+    let before = proxy.count("/graphql");
 
-    let e = api.create_patient(&new_patient(None)).await.unwrap_err();
+    let e = network
+        .sync_patient(new_patient("Rosalind"))
+        .await
+        .unwrap_err();
 
     assert!(
         matches!(
@@ -237,25 +207,29 @@ async fn a_create_without_external_id_is_not_retried() {
         ),
         "{e:?}"
     );
-    assert_eq!(proxy.count("/legacy/graphql") - before, 1);
+    assert_eq!(proxy.count("/graphql") - before, 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_create_with_external_id_is_retried_and_creates_once() {
+async fn a_draft_with_an_external_id_is_retried_and_drafts_once() {
     let sandbox = sandbox().await;
     let proxy = Proxy::start(sandbox.url()).await;
-    let api = proxy.client().machine_api(maple_backend());
-    api.ping().await.unwrap();
+    let network = machine_network(&proxy.client(), maple_backend());
+    let patient = add_patient(&network).await;
     proxy.fail_next_graphql(1);
-    let before = proxy.count("/legacy/graphql");
+    let before = proxy.count("/graphql");
 
-    let created = api.create_patient(&new_patient(Some("ext-retry-1"))).await;
+    let drafted = network
+        .draft_prescription(draft_input(&patient, Some("ext-retry-1")))
+        .await;
 
-    assert!(created.is_ok(), "{created:?}");
-    assert_eq!(proxy.count("/legacy/graphql") - before, 2);
-    let again = api
-        .create_patient(&new_patient(Some("ext-retry-1")))
+    let drafted = drafted.unwrap().into_record().unwrap();
+    assert_eq!(proxy.count("/graphql") - before, 2);
+    let again = network
+        .draft_prescription(draft_input(&patient, Some("ext-retry-1")))
         .await
+        .unwrap()
+        .into_record()
         .unwrap();
-    assert_eq!(again.id, created.unwrap().id);
+    assert_eq!(again.id, drafted.id);
 }

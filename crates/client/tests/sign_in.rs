@@ -1,11 +1,13 @@
 //! Browser sign-in end to end against an in-process sandbox, with a test browser
-//! that reads and fills the real sign-in pages; then the session's life:
-//! renewal with rotation, sign-out with revocation, the keyring budget.
+//! that reads and fills the real sign-in pages; who signed in comes from
+//! `/userinfo` and the permissions from the token response's `scope`; then the
+//! session's life: renewal with rotation, sign-out with revocation, the keyring
+//! budget.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 
-use rxdesk_client::{ClientError, Environment, SignOutReport, types::ActorKind};
+use rxdesk_client::{ClientError, Environment, SignOutReport};
 use support::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -78,15 +80,41 @@ async fn medical_operations_user_signs_in_without_signing_permission() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_session_token_works_against_the_api() {
+async fn the_session_carries_the_user_and_organization_of_userinfo_and_the_scope_as_permissions() {
+    let sandbox = sandbox().await;
+    let client = client_for(sandbox.url());
+
+    let session = sign_in(&client, MO, None).await;
+
+    let user = session.user();
+    assert_eq!(user.id, rxdesk_sandbox::fixture::derive_user_id(MO));
+    assert_eq!(user.name, "Mo Reyes");
+    assert_eq!(user.email.as_deref(), Some(MO));
+    assert_eq!(user.role.as_deref(), Some("medical_ops"));
+    assert_eq!(session.organization().id, "org_maple");
+    assert_eq!(session.organization().name, MAPLE);
+    assert_eq!(
+        session.permissions(),
+        [
+            "read:patient",
+            "write:patient",
+            "read:prescription",
+            "read:order",
+            "write:order"
+        ],
+        "the token response's scope, without offline_access"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_session_token_works_against_the_network_api() {
     let sandbox = sandbox().await;
     let client = client_for(sandbox.url());
     let session = sign_in(&client, BEN, None).await;
 
-    let me = client.api(&session).me().await.unwrap();
+    let pong = client.network(&session).ping().await.unwrap();
 
-    assert_eq!(me.kind, ActorKind::User);
-    assert_eq!(me.name, "Ben Okafor");
+    assert_eq!(pong, "pong");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -114,7 +142,7 @@ async fn renewal_rotates_the_refresh_token() {
     assert_ne!(second, first, "a new refresh token");
     assert_eq!(second.organization(), first.organization());
     assert!(second.can("write:prescription"));
-    client.api(&second).ping().await.unwrap();
+    client.network(&second).ping().await.unwrap();
     let reused = client.renew(&first).await.unwrap_err();
     assert!(
         matches!(reused, ClientError::SignedOut { .. }),

@@ -5,21 +5,20 @@
 //! - [`auth`]: the OAuth authorization server (discovery, JWKS, browser sign-in with
 //!   authorization code + PKCE, client credentials, refresh tokens, revocation);
 //! - [`network`]: the real network's Network API at `POST /graphql` (`ping` and the
-//!   upserts `patient`, `prescription`, `order`; `docs/network-api.md`);
-//! - [`api`]: the legacy API at `POST /legacy/graphql`, until the client and the app
-//!   have moved to the Network API.
+//!   upserts `patient`, `prescription`, `order`; `docs/network-api.md`), on the
+//!   request plumbing of [`graphql`] (bearer token, body, limits, error codes).
 //!
 //! State lives in SQLite ([`store`]), accounts come from a TOML [`fixture`], and the
 //! [`catalog`] (medications, allergens, screening rules, diagnoses, pharmacies) is
 //! built in, replaceable by the fixture. [`Sandbox::start`] runs it all
 //! in-process (tests, the desktop app); `main.rs` is the command-line wrapper.
-//! Nothing here is shared with the client crate except the exported schemas.
+//! Nothing here is shared with the client crate except the exported schema.
 
-pub mod api;
 pub mod auth;
 pub mod catalog;
 pub mod config;
 pub mod fixture;
+pub mod graphql;
 pub mod network;
 mod server;
 mod state;

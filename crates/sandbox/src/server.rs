@@ -1,5 +1,5 @@
 //! Starting and stopping a sandbox: open storage, load the fixture and catalog,
-//! bind the listener, serve the auth and API routers until shut down. Every
+//! bind the listener, serve the auth router and the Network API until shut down. Every
 //! request body is limited to [`MAX_BODY_BYTES`]; a body over it is answered in
 //! the shape of the endpoint it was sent to ([`body_too_large_in_shape`]).
 
@@ -75,7 +75,6 @@ impl Sandbox {
             Storage::InMemory => (Db::open_in_memory()?, SigningKeys::generate()?),
         };
         crate::fixture::apply(&db, &fixture).await?;
-        crate::catalog::legacy::seed(&db).await?;
         crate::network::seed::patients(&db, &catalog, &fixture).await?;
 
         let listener =
@@ -150,7 +149,6 @@ impl Sandbox {
 fn router(state: AppState, loopback: bool) -> Router {
     let router = Router::new()
         .merge(crate::auth::router())
-        .merge(crate::api::router())
         .merge(crate::network::router())
         .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
         .layer(middleware::from_fn(body_too_large_in_shape));
@@ -221,7 +219,7 @@ fn private_dir(dir: &std::path::Path) -> std::io::Result<()> {
 /// HTML sign-in forms keep the plain-text answer.
 async fn body_too_large_in_shape(request: Request, next: Next) -> Response {
     let in_shape: Option<fn() -> Response> = match request.uri().path() {
-        "/graphql" | "/legacy/graphql" => Some(crate::api::body_too_large),
+        "/graphql" => Some(crate::graphql::body_too_large),
         "/oauth/token" | "/oauth/revoke" => Some(crate::auth::body_too_large),
         _ => None,
     };

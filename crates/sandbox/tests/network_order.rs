@@ -696,14 +696,32 @@ async fn a_pharmacy_near_an_address_sorts_from_the_pharmacies_in_that_postal_cod
 }
 
 #[tokio::test]
-async fn a_pharmacy_near_free_text_is_not_supported() {
+async fn a_pharmacy_near_free_text_naming_a_postal_code_sorts_from_that_postal_code() {
     let (sb, ada, patient, rx) = setup().await;
     let id = draft_order(&sb, &ada, &patient, &[&rx]).await;
 
     let r = order(
         &sb,
         &ada,
-        json!({ "id": id, "pharmacy": { "pharmacy": { "near": { "text": "downtown Boston" } } } }),
+        json!({ "id": id, "pharmacy": { "pharmacy": { "near": { "text": "near 02110, please" } } } }),
+    )
+    .await;
+
+    let c = pharmacy_change(&r, "unappliedChanges");
+    assert_eq!(c["status"], "AMBIGUOUS", "{c:#}");
+    let values = option_values(&c);
+    assert_eq!(&values[..2], &[HARBOR_DOWNTOWN, HARBOR_SOUTHSIDE], "{c:#}");
+}
+
+#[tokio::test]
+async fn a_pharmacy_near_free_text_naming_no_known_place_is_rejected_and_nothing_is_set() {
+    let (sb, ada, patient, rx) = setup().await;
+    let id = draft_order(&sb, &ada, &patient, &[&rx]).await;
+
+    let r = order(
+        &sb,
+        &ada,
+        json!({ "id": id, "pharmacy": { "pharmacy": { "near": { "text": "downtown Atlantis" } } } }),
     )
     .await;
 

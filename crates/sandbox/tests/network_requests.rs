@@ -142,7 +142,7 @@ async fn a_string_where_an_enum_belongs_is_a_validation_error_without_data() {
 }
 
 #[tokio::test]
-async fn a_body_over_64_kib_is_413_request_too_large() {
+async fn a_body_over_64_kib_is_413_request_too_large_and_the_sandbox_keeps_answering() {
     let sb = start().await;
     let token = machine(&sb).await;
     let padding = " ".repeat(65 * 1024);
@@ -152,9 +152,12 @@ async fn a_body_over_64_kib_is_413_request_too_large() {
 
     assert_eq!(reply.status, 413);
     assert_eq!(
-        error_code(&reply.body),
-        "REQUEST_TOO_LARGE",
-        "{}",
-        reply.body
+        reply.body,
+        json!({ "errors": [{
+            "message": "The request body is larger than 65536 bytes",
+            "extensions": { "code": "REQUEST_TOO_LARGE" }
+        }] })
     );
+    let after = gql(&sb, &token, "query { ping }", json!({})).await;
+    assert_eq!(after.data()["ping"], "pong");
 }

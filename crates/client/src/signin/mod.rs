@@ -2,8 +2,10 @@
 //! [`PendingSignIn`] (listener bound, browser opened, authorize URL available to
 //! show or copy, cancellable) → [`Session`]. URL building, PKCE S256 and the code
 //! exchange go through `oauth2`; the loopback listener is ours (`listener`), the
-//! browser is behind [`UrlOpener`]. After the exchange, one `me` query fills the
-//! session. [`SignInError`] is this boundary's error.
+//! browser is behind [`UrlOpener`]. After the exchange, one OpenID Connect
+//! UserInfo request (`GET {auth_url}/userinfo`) says who signed in and in which
+//! organization; the permissions are the token response's `scope`.
+//! [`SignInError`] is this boundary's error.
 
 mod listener;
 mod opener;
@@ -24,10 +26,9 @@ use url::Url;
 pub use opener::{NoBrowser, SystemBrowser, UrlOpener};
 
 use crate::Client;
-use crate::api::Api;
 use crate::error::ClientError;
 use crate::secret::Secret;
-use crate::session::{Session, token_request_error};
+use crate::session::{self, Session, token_request_error};
 use listener::{Ended, Listener};
 
 /// How long sign-in waits for the browser unless told otherwise.
@@ -54,7 +55,7 @@ pub enum SignInError {
     /// The local callback listener could not be opened.
     #[error("cannot listen for the sign-in callback on the loopback interface: {message}")]
     Listener { message: String },
-    /// The code exchange or the `me` query failed.
+    /// The code exchange or the UserInfo request failed.
     #[error("sign-in could not be completed: {0}")]
     Client(#[from] ClientError),
 }
@@ -229,7 +230,7 @@ impl PendingSignIn {
         self.cancel.clone()
     }
 
-    /// Waits for the callback, exchanges the code, asks `me`, and answers the
+    /// Waits for the callback, exchanges the code, asks `/userinfo`, and answers the
     /// browser with a plain page. The listener is closed when this returns.
     pub async fn finish(self) -> Result<Session, SignInError> {
         let span = tracing::info_span!("rxdesk.sign_in", outcome = tracing::field::Empty);
@@ -293,7 +294,8 @@ impl PendingSignIn {
     }
 }
 
-/// The code exchange (PKCE verifier, same redirect URI) and the `me` query.
+/// The code exchange (PKCE verifier, same redirect URI), then `/userinfo` with
+/// the new access token.
 async fn exchange(
     client: &Client,
     redirect_uri: Url,
@@ -315,13 +317,8 @@ async fn exchange(
             .secret()
             .as_str(),
     );
-    let api = Api::bearer(
-        client.http().clone(),
-        environment.legacy_graphql_endpoint(),
-        access,
-    );
-    let me = api.me().await?;
-    Ok(Session::from_sign_in(&token, me))
+    let info = session::user_info(client.http(), environment, &access).await?;
+    Ok(Session::from_sign_in(&token, info))
 }
 
 /// Mix-up defence (RFC 9207): an authorization response naming another issuer is

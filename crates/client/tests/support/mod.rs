@@ -10,6 +10,7 @@ use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use rxdesk_client::network::Network;
 use rxdesk_client::{BackendCredentials, Client, Environment, Session, UrlOpener};
 use rxdesk_sandbox::{Config, Sandbox};
 use scraper::{ElementRef, Html, Selector};
@@ -44,6 +45,11 @@ pub fn maple_backend() -> BackendCredentials {
 
 pub fn birch_backend() -> BackendCredentials {
     BackendCredentials::new("birch-backend", "birch-backend-secret")
+}
+
+/// The Network API as a backend, with its own machine-token cache.
+pub fn machine_network(client: &Client, credentials: BackendCredentials) -> Network {
+    client.machine_network(client.machine_tokens(credentials))
 }
 
 /// What the test browser should do on the sign-in page.
@@ -391,7 +397,7 @@ async fn forward(
         .unwrap()
         .entry(path.clone())
         .or_default() += 1;
-    if path == "/legacy/graphql" && take_one(&state.fail_graphql) {
+    if path == "/graphql" && take_one(&state.fail_graphql) {
         return (axum::http::StatusCode::SERVICE_UNAVAILABLE, "try later").into_response();
     }
     let mut url = state.upstream.clone();

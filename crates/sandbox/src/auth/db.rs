@@ -122,6 +122,37 @@ pub(super) fn user_permissions(
     Ok(permissions.map(|p| p.split_whitespace().map(str::to_owned).collect()))
 }
 
+/// Who a user token acts for, as `/userinfo` answers it.
+#[derive(Debug, Clone)]
+pub(super) struct Profile {
+    pub name: String,
+    pub email: String,
+    pub role: String,
+    pub org_name: String,
+}
+
+/// `user_id` in `organization_id`: `None` when either is unknown.
+pub(super) fn profile(
+    conn: &Connection,
+    user_id: &str,
+    organization_id: &str,
+) -> rusqlite::Result<Option<Profile>> {
+    conn.query_row(
+        "SELECT u.name, u.email, u.role, o.name FROM users u, organizations o
+         WHERE u.id = ?1 AND o.id = ?2",
+        params![user_id, organization_id],
+        |r| {
+            Ok(Profile {
+                name: r.get(0)?,
+                email: r.get(1)?,
+                role: r.get(2)?,
+                org_name: r.get(3)?,
+            })
+        },
+    )
+    .optional()
+}
+
 /// A validated authorization request waiting for the user.
 #[derive(Debug, Clone)]
 pub(super) struct PendingLogin {

@@ -1,7 +1,7 @@
 //! `GET /.well-known/openid-configuration` (also served as
 //! `/.well-known/oauth-authorization-server`, RFC 8414) and
 //! `GET /.well-known/jwks.json`. Only metadata: the endpoints themselves live
-//! in `authorize.rs` and `token.rs`.
+//! in `authorize.rs`, `token.rs` and `userinfo.rs`.
 
 use axum::Json;
 use axum::extract::State;
@@ -20,6 +20,7 @@ pub(super) async fn openid_configuration(State(state): State<AppState>) -> Json<
         "token_endpoint": format!("{issuer}/oauth/token"),
         "revocation_endpoint": format!("{issuer}/oauth/revoke"),
         "jwks_uri": format!("{issuer}/.well-known/jwks.json"),
+        "userinfo_endpoint": format!("{issuer}/userinfo"),
         "response_types_supported": ["code"],
         "response_modes_supported": ["query"],
         "grant_types_supported": ["authorization_code", "client_credentials", "refresh_token"],
@@ -30,6 +31,7 @@ pub(super) async fn openid_configuration(State(state): State<AppState>) -> Json<
         "scopes_supported": scopes,
         "subject_types_supported": ["public"],
         "id_token_signing_alg_values_supported": ["RS256"],
+        "claims_supported": ["sub", "name", "email", "role", "org_id", "org_name"],
         "audience": &*state.config.audience,
     }))
 }

@@ -1,19 +1,21 @@
 //! The OAuth authorization server: discovery and JWKS, the browser sign-in
 //! (`/authorize`, its HTML pages, authorization code + PKCE S256), the token
 //! endpoint (authorization code, client credentials, refresh tokens with
-//! rotation) and revocation (RFC 7009).
+//! rotation), revocation (RFC 7009) and who a user token acts for (`/userinfo`).
 //!
 //! Files: `authorize.rs` (the sign-in flow), `pages.rs` (its HTML),
 //! `redirect.rs` (which redirect URIs an Application may use), `token.rs`
 //! (`/oauth/token`, `/oauth/revoke`, RFC 6749 errors), `discovery.rs`, `db.rs`
 //! (the SQL of the OAuth tables), `password.rs` (argon2), `limits.rs` (login
 //! attempt limit), `claims.rs` and `keys.rs` (what a token holds and how it is
-//! signed). The GraphQL API's token checks live in `crate::api`.
+//! signed), `bearer.rs` (the access token of a request to a protected endpoint:
+//! `/graphql`, `/userinfo`), `userinfo.rs` (OpenID Connect UserInfo).
 //!
 //! Nothing secret is logged: no password, client secret, code, verifier, token
 //! or cookie value appears in a log line or an error message.
 
 mod authorize;
+pub mod bearer;
 pub mod claims;
 mod db;
 mod discovery;
@@ -23,6 +25,7 @@ mod pages;
 pub(crate) mod password;
 pub mod redirect;
 mod token;
+mod userinfo;
 
 pub(crate) use token::body_too_large;
 
@@ -62,6 +65,7 @@ pub(crate) fn router() -> Router<AppState> {
         )
         .route("/oauth/token", post(token::token))
         .route("/oauth/revoke", post(token::revoke))
+        .route("/userinfo", get(userinfo::userinfo))
 }
 
 /// Now, in Unix seconds.

@@ -4,10 +4,8 @@
 //! of the tables replaces that table. [`Catalog::build`] merges and validates them
 //! (every reference resolves, ids are unique) and keeps them in memory: the catalog
 //! is read-only while the sandbox runs. Name and code resolution lives in
-//! [`resolve`], pharmacy search in [`pharmacies`]. The legacy API's own catalog is
-//! in [`legacy`].
+//! [`resolve`], pharmacy search in [`pharmacies`].
 
-pub mod legacy;
 pub mod pharmacies;
 pub mod resolve;
 

@@ -62,18 +62,57 @@ fn centre(catalog: &Catalog, near: &LocationInput) -> Result<((f64, f64), Option
             _ => false,
         };
         let around: Vec<&PharmacyEntry> = catalog.pharmacies.iter().filter(same).collect();
-        if around.is_empty() {
-            return Err("the sandbox knows no location for that address (give a postal code or city it has pharmacies in, or latLong)".to_owned());
-        }
-        let n = around.len() as f64;
-        let lat = around.iter().map(|p| p.latitude).sum::<f64>() / n;
-        let lon = around.iter().map(|p| p.longitude).sum::<f64>() / n;
-        return Ok(((lat, lon), None));
+        return centroid(&around).map(|c| (c, None)).ok_or_else(|| {
+            "the sandbox knows no location for that address (give a postal code or city it has pharmacies in, or latLong)".to_owned()
+        });
     }
-    if near.text.is_some() {
-        return Err("`near.text` is not supported yet: send latLong or address".to_owned());
+    if let Some(text) = &near.text {
+        // Free text: a postal code in it wins, else a city it names.
+        let lower = text.to_lowercase();
+        let codes: Vec<&str> = lower
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|w| !w.is_empty())
+            .collect();
+        let by_code: Vec<&PharmacyEntry> = catalog
+            .pharmacies
+            .iter()
+            .filter(|p| codes.contains(&p.postal_code.as_str()))
+            .collect();
+        let around = if by_code.is_empty() {
+            catalog
+                .pharmacies
+                .iter()
+                .filter(|p| names_city(&lower, &p.city))
+                .collect()
+        } else {
+            by_code
+        };
+        return centroid(&around).map(|c| (c, None)).ok_or_else(|| {
+            "the sandbox knows no place in that text (name a postal code or city it has pharmacies in, or send latLong)".to_owned()
+        });
     }
-    Err("`near` needs latLong or address".to_owned())
+    Err("`near` needs latLong, address or text".to_owned())
+}
+
+/// Whether lower-cased `text` names `city` as a whole word (or words).
+fn names_city(text: &str, city: &str) -> bool {
+    let city = city.to_lowercase();
+    text.match_indices(&city).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + city.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+/// The middle of the pharmacies `around` (none → `None`).
+fn centroid(around: &[&PharmacyEntry]) -> Option<(f64, f64)> {
+    if around.is_empty() {
+        return None;
+    }
+    let n = around.len() as f64;
+    let lat = around.iter().map(|p| p.latitude).sum::<f64>() / n;
+    let lon = around.iter().map(|p| p.longitude).sum::<f64>() / n;
+    Some((lat, lon))
 }
 
 /// The pharmacies that fit every field of `reference`, nearest first when a

@@ -4,7 +4,7 @@
 //! gets without it. The same input and token always get the same answer.
 
 use super::types::{OrderInput, OrderState, PatientInput, PrescriptionInput, UnauthorizedError};
-use crate::api::errors::{Caller, Permission};
+use crate::graphql::{Caller, Permission};
 
 /// A refusal: the code and what the caller tried to do.
 struct Need {

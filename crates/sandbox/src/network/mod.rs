@@ -1,8 +1,8 @@
 //! The Network API at `POST /graphql`: the real network's schema (`ping` and the
 //! three upserts `patient`, `prescription`, `order`), served by async-graphql.
 //!
-//! A request goes: bearer token verified and body read (shared with the legacy
-//! API, `crate::api::read_request`) → the mutation's permission checked from the
+//! A request goes: bearer token verified and body read (`crate::graphql`) → the
+//! mutation's permission checked from the
 //! input's shape alone ([`access`]) → the call run in one SQLite transaction
 //! ([`Call`]: [`patient`], [`prescription`], [`order`], with [`clinical`] patches,
 //! [`screening`] and [`present`]) → a storage fault answered as
@@ -40,8 +40,8 @@ use self::types::{
     ChangeSet, OperationError, OrderInput, OrderResult, PatientInput, PatientResult,
     PrescriptionInput, PrescriptionResult, RequestMetadata, UpstreamServiceError,
 };
-use crate::api::errors::Caller;
 use crate::catalog::Catalog;
+use crate::graphql::{self, Caller};
 use crate::state::AppState;
 use crate::store::{Db, StoreError};
 
@@ -63,8 +63,8 @@ static SCHEMA: LazyLock<NetworkSchema> = LazyLock::new(|| {
         .register_output_type::<ChangeSet>()
         .register_output_type::<OperationError>()
         .register_output_type::<types::CatalogEntityKind>()
-        .limit_depth(crate::api::MAX_DEPTH)
-        .limit_complexity(crate::api::MAX_COMPLEXITY)
+        .limit_depth(graphql::MAX_DEPTH)
+        .limit_complexity(graphql::MAX_COMPLEXITY)
         .limit_recursive_depth(64)
         .limit_directives(16)
         .finish()
@@ -84,22 +84,22 @@ async fn graphql(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let (claims, request) = match crate::api::read_request(&state, &headers, body) {
+    let (claims, request) = match graphql::read_request(&state, &headers, body) {
         Ok(parts) => parts,
         Err(response) => return *response,
     };
     if let Some(refusal) = forbidden_text(&request) {
-        return crate::api::respond(async_graphql::Response::from_errors(vec![refusal]));
+        return graphql::respond(async_graphql::Response::from_errors(vec![refusal]));
     }
     if let Some(problem) = strict::problem(&request.query) {
         let error = async_graphql::ServerError::new(problem, None);
-        return crate::api::respond(async_graphql::Response::from_errors(vec![error]));
+        return graphql::respond(async_graphql::Response::from_errors(vec![error]));
     }
     let request = request
         .data(state.db.clone())
         .data(Arc::clone(&state.catalog))
         .data(Caller { claims });
-    crate::api::respond(SCHEMA.execute(request).await)
+    graphql::respond(SCHEMA.execute(request).await)
 }
 
 #[derive(Debug)]
@@ -123,7 +123,7 @@ fn forbidden_text(request: &async_graphql::Request) -> Option<async_graphql::Ser
         u32::from(c)
     );
     let error = async_graphql::Error::new(message).extend_with(|_, ext| {
-        ext.set("code", crate::api::errors::codes::INVALID_INPUT);
+        ext.set("code", graphql::codes::INVALID_INPUT);
         ext.set("field", field.clone());
     });
     Some(error.into_server_error(async_graphql::Pos::default()))

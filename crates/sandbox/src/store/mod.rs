@@ -1,19 +1,14 @@
-//! SQLite storage: the connection, its embedded migrations and the tables'
-//! access functions, one file per group of tables.
+//! SQLite storage: the connection, its embedded migrations and the Network API's
+//! records ([`records`]).
 //!
 //! The database is opened once per sandbox (a file under `--data` in WAL mode, or
 //! `:memory:`). All access goes through [`Db::call`], which runs a closure on a
 //! blocking thread with the one connection locked: every closure is therefore a
 //! serialized unit, and a closure that opens a transaction makes its state change
-//! atomic. The clinical tables' SQL lives here, one file per table group; the
-//! authorization server's own tables are read and written by `auth/db.rs` and
-//! `fixture/apply.rs`, through the same [`Db::call`].
+//! atomic. The records' SQL lives in [`records`]; the authorization server's own
+//! tables are read and written by `auth/db.rs` and `fixture/apply.rs`, through the
+//! same [`Db::call`].
 
-pub mod catalog;
-pub mod clinical;
-pub mod orders;
-pub mod patients;
-pub mod prescriptions;
 pub mod records;
 
 use std::path::Path;
@@ -22,12 +17,14 @@ use std::sync::{Arc, Mutex};
 use rusqlite::Connection;
 use rusqlite_migration::{M, Migrations};
 
-/// The embedded schema migrations, applied in order at start-up.
+/// The embedded schema migrations, applied in order at start-up. Never edit one
+/// that has shipped: a data directory remembers which it has run; add the next.
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(include_str!("../../migrations/0001_auth.sql")),
         M::up(include_str!("../../migrations/0002_clinical.sql")),
         M::up(include_str!("../../migrations/0003_network.sql")),
+        M::up(include_str!("../../migrations/0004_drop_legacy.sql")),
     ])
 }
 
@@ -133,10 +130,64 @@ fn private_file(path: &Path) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
     fn migrations_are_valid() {
         assert!(migrations().validate().is_ok());
+    }
+
+    fn tables(conn: &Connection) -> Vec<String> {
+        let mut stmt = conn
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            .unwrap();
+        stmt.query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_database_with_legacy_records_upgrades_and_keeps_the_network_records() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.pragma_update(None, "foreign_keys", "ON").unwrap();
+        migrations().to_version(&mut conn, 3).unwrap();
+        conn.execute_batch(
+            "INSERT INTO medications VALUES ('med_a', 'A', '1 mg', 'tablet', NULL, 0);
+             INSERT INTO pharmacies VALUES ('phr_a', 'P', NULL, '1 St', NULL, 'C', 'OR', '97214', 0);
+             INSERT INTO patients (id, organization_id, first_name, last_name, date_of_birth, sex, created_at)
+                 VALUES ('pat_a', 'org_maple', 'F', 'L', '1980-01-01', 'FEMALE', 'now');
+             INSERT INTO prescriptions (id, organization_id, patient_id, state, treatment,
+                     dispense_as_written, dispense_quantity, dispense_unit, fills_allowed,
+                     days_supply, instructions, created_at)
+                 VALUES ('rx_a', 'org_maple', 'pat_a', 'DRAFT', '{}', 0, 1, 'tablet', 0, 1, 'i', 'now');
+             INSERT INTO orders (id, organization_id, patient_id, state, created_at)
+                 VALUES ('ord_a', 'org_maple', 'pat_a', 'DRAFT', 'now');
+             INSERT INTO fills (id, order_id, prescription_id, state) VALUES ('fil_a', 'ord_a', 'rx_a', 'NEW');
+             INSERT INTO network_patients (id, organization_id, doc) VALUES ('pat_n', 'org_maple', '{}');",
+        )
+        .unwrap();
+
+        migrations().to_latest(&mut conn).unwrap();
+
+        let tables = tables(&conn);
+        for legacy in [
+            "medications",
+            "pharmacies",
+            "patients",
+            "prescriptions",
+            "orders",
+            "fills",
+        ] {
+            assert!(
+                !tables.iter().any(|t| t == legacy),
+                "{legacy} is still there"
+            );
+        }
+        let kept: String = conn
+            .query_row("SELECT id FROM network_patients", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(kept, "pat_n");
     }
 }

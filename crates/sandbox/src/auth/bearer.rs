@@ -1,0 +1,66 @@
+//! The bearer access token of a request to a protected endpoint (`POST /graphql`,
+//! `GET /userinfo`): the `Authorization: Bearer <token>` header is verified with
+//! the sandbox's own key (signature, `iss`, `aud`, `exp`) before anything else of
+//! the request is read. [`authenticate`] gives the token's claims or why there
+//! are none ([`BearerFailure`]); each endpoint answers a failure in its own shape
+//! (a GraphQL error in `crate::graphql`, an RFC 6750 challenge in `userinfo.rs`).
+//! The token itself is never logged.
+
+use axum::http::{HeaderMap, header};
+
+use crate::auth::claims::AccessClaims;
+use crate::auth::keys::TokenRejection;
+use crate::state::AppState;
+
+/// The exact message of a missing token, as the real network words it.
+pub const MISSING_TOKEN_MESSAGE: &str = "Authentication token is not present";
+
+/// Why a request carries no usable token.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BearerFailure {
+    /// No `Authorization` header, an empty one, or `Bearer` without a token.
+    #[error("{MISSING_TOKEN_MESSAGE}")]
+    Missing,
+    #[error("The Authorization header must be `Bearer <access token>`")]
+    NotBearer,
+    #[error("The authorization token is invalid: {0}")]
+    Rejected(TokenRejection),
+}
+
+impl BearerFailure {
+    /// Short label for logs (never the token).
+    pub fn label(&self) -> &'static str {
+        match self {
+            Self::Missing => "missing",
+            Self::NotBearer => "not_bearer",
+            Self::Rejected(TokenRejection::Malformed) => "malformed",
+            Self::Rejected(TokenRejection::BadSignature) => "bad_signature",
+            Self::Rejected(TokenRejection::WrongAudience) => "wrong_audience",
+            Self::Rejected(TokenRejection::WrongIssuer) => "wrong_issuer",
+            Self::Rejected(TokenRejection::Expired) => "expired",
+        }
+    }
+}
+
+/// Verifies the request's bearer token and returns its claims.
+pub fn authenticate(headers: &HeaderMap, state: &AppState) -> Result<AccessClaims, BearerFailure> {
+    let Some(value) = headers.get(header::AUTHORIZATION) else {
+        return Err(BearerFailure::Missing);
+    };
+    let value = value.to_str().map_err(|_| BearerFailure::NotBearer)?.trim();
+    if value.is_empty() {
+        return Err(BearerFailure::Missing);
+    }
+    let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Err(BearerFailure::NotBearer);
+    }
+    let token = token.trim();
+    if token.is_empty() {
+        return Err(BearerFailure::Missing);
+    }
+    state
+        .keys
+        .verify(token, &state.issuer, &state.config.audience)
+        .map_err(BearerFailure::Rejected)
+}
