@@ -37,6 +37,9 @@ pub struct Config {
     pub user_token_ttl: Duration,
     pub machine_token_ttl: Duration,
     pub refresh_token_ttl: Duration,
+    /// How long a sign-in's refresh tokens can be rotated for, in all: past
+    /// it, the user signs in again (the session's absolute lifetime).
+    pub refresh_family_ttl: Duration,
 }
 
 impl Config {
@@ -51,6 +54,7 @@ impl Config {
             user_token_ttl: Duration::from_secs(3600),
             machine_token_ttl: Duration::from_secs(86_400),
             refresh_token_ttl: Duration::from_secs(30 * 86_400),
+            refresh_family_ttl: Duration::from_secs(12 * 3600),
         }
     }
 }

@@ -20,6 +20,7 @@ pub mod config;
 pub mod fixture;
 pub mod graphql;
 pub mod network;
+mod redact;
 mod server;
 mod state;
 pub mod store;

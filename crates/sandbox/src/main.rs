@@ -42,6 +42,10 @@ struct Args {
     /// Lifetime of refresh tokens, in seconds (default 30 days).
     #[arg(long, default_value_t = 2_592_000, value_parser = clap::value_parser!(u64).range(1..))]
     refresh_token_ttl: u64,
+    /// How long a sign-in can be renewed for in all, in seconds (default 12
+    /// hours): past it, refresh tokens are refused and the user signs in again.
+    #[arg(long, default_value_t = 43_200, value_parser = clap::value_parser!(u64).range(1..))]
+    refresh_family_ttl: u64,
 }
 
 impl Args {
@@ -59,6 +63,7 @@ impl Args {
             user_token_ttl: Duration::from_secs(self.user_token_ttl),
             machine_token_ttl: Duration::from_secs(self.machine_token_ttl),
             refresh_token_ttl: Duration::from_secs(self.refresh_token_ttl),
+            refresh_family_ttl: Duration::from_secs(self.refresh_family_ttl),
         }
     }
 }

@@ -107,11 +107,15 @@ impl Sandbox {
 
         let (tx, rx) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
-            let served = axum::serve(listener, app)
-                .with_graceful_shutdown(async {
-                    let _ = rx.await;
-                })
-                .await;
+            // The peer's address: the login limit counts per account and source.
+            let served = axum::serve(
+                listener,
+                app.into_make_service_with_connect_info::<SocketAddr>(),
+            )
+            .with_graceful_shutdown(async {
+                let _ = rx.await;
+            })
+            .await;
             if let Err(e) = served {
                 tracing::error!(error = %e, "sandbox server stopped with an error");
             }

@@ -266,6 +266,45 @@ async fn five_wrong_passwords_lock_the_account_even_for_the_right_one() {
 }
 
 #[tokio::test]
+async fn concurrent_wrong_passwords_cannot_bypass_the_lock() {
+    let sandbox = start_demo().await;
+    let flow = Flow::new(&sandbox);
+    let browsers: Vec<_> = (0..12).map(|_| browser()).collect();
+    let mut pages = Vec::new();
+    for b in &browsers {
+        pages.push(flow.open(b).await);
+    }
+
+    // Twelve wrong passwords at once: the count cannot lag behind the checks.
+    let answers = futures::future::join_all(
+        pages
+            .into_iter()
+            .zip(&browsers)
+            .map(|(page, b)| async move { page.sign_in(b, MO, "wrong").await.page() }),
+    )
+    .await;
+
+    let checked = answers
+        .iter()
+        .filter(|p| p.text().contains("Wrong email or password"))
+        .count();
+    assert!(
+        checked < 5,
+        "{checked} wrong passwords were checked before the lock"
+    );
+    let last = flow
+        .open(&browsers[0])
+        .await
+        .sign_in(&browsers[0], MO, DEMO_PASSWORD)
+        .await;
+    assert_eq!(
+        last.page().status,
+        429,
+        "the right password got through a lock"
+    );
+}
+
+#[tokio::test]
 async fn unknown_client_gets_an_error_page_not_a_redirect() {
     let sandbox = start_demo().await;
     let flow = Flow::new(&sandbox);

@@ -427,6 +427,27 @@ async fn expired_refresh_token_is_refused() {
 }
 
 #[tokio::test]
+async fn a_sign_in_cannot_be_renewed_past_its_absolute_lifetime_however_often_rotated() {
+    let sandbox = start_with(Config {
+        refresh_family_ttl: Duration::from_secs(2),
+        ..Config::in_memory()
+    })
+    .await;
+    let tokens = user_tokens(&sandbox, BEN, DEMO_PASSWORD, None, true).await;
+    // Rotated at once: works, and hands over a new refresh token.
+    let rotated = refresh(&sandbox, tokens.refresh_token.as_deref().unwrap())
+        .await
+        .unwrap()
+        .refresh_token
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+
+    let result = refresh(&sandbox, &rotated).await;
+
+    assert_eq!(result.unwrap_err(), "invalid_grant");
+}
+
+#[tokio::test]
 async fn revoked_refresh_token_is_refused() {
     let sandbox = start_demo().await;
     let tokens = user_tokens(&sandbox, MO, DEMO_PASSWORD, None, true).await;

@@ -15,12 +15,13 @@
 //! The code exchange lives in `token.rs`, the HTML in `pages.rs`.
 
 use axum::body::Bytes;
-use axum::extract::{RawQuery, State};
+use axum::extract::{ConnectInfo, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use url::Url;
 
 use super::db::{self, PendingLogin};
+use super::limits::Refusal;
 use super::pages::{self, SignIn};
 use super::{CODE_TTL_SECS, LOGIN_TTL_SECS, now, parse_params, random_token, sha256_hex};
 use crate::state::AppState;
@@ -161,6 +162,7 @@ pub(super) async fn start(
 /// `POST /authorize/login`: Sign in or Cancel.
 pub(super) async fn login(
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -190,10 +192,23 @@ pub(super) async fn login(
     if email.is_empty() || password.is_empty() {
         return again("Enter your email and password.", StatusCode::OK);
     }
-    if let Some(left) = state.login_limiter.locked_for(&email) {
-        tracing::info!("sign-in refused: account locked after repeated failures");
-        return again(&locked_message(left), StatusCode::TOO_MANY_REQUESTS);
-    }
+    // The lock check and the count are one step: the attempt is reserved now.
+    let attempt = match state.login_limiter.begin(&email, peer.ip()) {
+        Ok(attempt) => attempt,
+        Err(Refusal::Locked(left)) => {
+            tracing::info!("sign-in refused: account locked after repeated failures");
+            return again(&locked_message(left), StatusCode::TOO_MANY_REQUESTS);
+        }
+        Err(Refusal::Busy) => {
+            tracing::info!("sign-in refused: too many attempts in progress");
+            return again(BUSY, StatusCode::TOO_MANY_REQUESTS);
+        }
+    };
+    // Bounded work: at most a few password checks at once, each waiting briefly.
+    let Some(_turn) = state.login_limiter.turn().await else {
+        drop(attempt);
+        return again(BUSY, StatusCode::SERVICE_UNAVAILABLE);
+    };
 
     let lookup = email.clone();
     let user = match state
@@ -216,12 +231,12 @@ pub(super) async fn login(
     .unwrap_or(false);
     let Some(user) = user.filter(|_| verified) else {
         tracing::info!("sign-in refused: wrong email or password");
-        return match state.login_limiter.record_failure(&email) {
+        return match attempt.failed() {
             Some(lock) => again(&locked_message(lock), StatusCode::TOO_MANY_REQUESTS),
             None => again("Wrong email or password.", StatusCode::OK),
         };
     };
-    state.login_limiter.record_success(&email);
+    attempt.succeeded();
     tracing::info!(user_id = %user.id, client_id = %pending.client_id, "password accepted");
 
     let (user_id, client_id) = (user.id.clone(), pending.client_id.clone());
@@ -414,6 +429,9 @@ fn browser_id(headers: &HeaderMap) -> Option<String> {
                     .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         })
 }
+
+/// Said when too many checks run or wait for the same account or the sandbox.
+const BUSY: &str = "Too many sign-in attempts are in progress. Wait a moment and try again.";
 
 fn locked_message(left: std::time::Duration) -> String {
     let minutes = left.as_secs().div_ceil(60).max(1);

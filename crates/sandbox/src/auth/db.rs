@@ -348,6 +348,8 @@ pub(super) struct Refresh {
     pub audience: String,
     pub scope: String,
     pub expires_at: i64,
+    /// When the whole family ends (`None` for rows from before deadlines).
+    pub family_expires_at: Option<i64>,
     pub used_at: Option<i64>,
     pub revoked_at: Option<i64>,
 }
@@ -365,8 +367,8 @@ pub(super) fn insert_refresh(
     )?;
     conn.execute(
         "INSERT INTO refresh_tokens (token_hash, family_id, client_id, user_id, organization_id,
-             audience, scope, issued_at, expires_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+             audience, scope, issued_at, expires_at, family_expires_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         params![
             token_hash,
             t.family_id,
@@ -376,7 +378,8 @@ pub(super) fn insert_refresh(
             t.audience,
             t.scope,
             now,
-            t.expires_at
+            t.expires_at,
+            t.family_expires_at
         ],
     )?;
     Ok(())
@@ -385,7 +388,7 @@ pub(super) fn insert_refresh(
 pub(super) fn refresh(conn: &Connection, token_hash: &str) -> rusqlite::Result<Option<Refresh>> {
     conn.query_row(
         "SELECT family_id, client_id, user_id, organization_id, audience, scope, expires_at,
-                used_at, revoked_at
+                used_at, revoked_at, family_expires_at
          FROM refresh_tokens WHERE token_hash = ?1",
         params![token_hash],
         |r| {
@@ -399,6 +402,7 @@ pub(super) fn refresh(conn: &Connection, token_hash: &str) -> rusqlite::Result<O
                 expires_at: r.get(6)?,
                 used_at: r.get(7)?,
                 revoked_at: r.get(8)?,
+                family_expires_at: r.get(9)?,
             })
         },
     )

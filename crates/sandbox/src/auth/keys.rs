@@ -174,16 +174,48 @@ fn generate() -> Result<RsaPrivateKey, KeyError> {
         .map_err(|e| KeyError::Generate(e.to_string()))
 }
 
+/// Crash-safe: the key is written whole to a temporary file (0600), synced,
+/// then renamed over `path` — a crash leaves no key or the whole key, never
+/// part of one (a leftover temporary file is simply overwritten next time).
 fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write as _;
+    let tmp = path.with_extension("pem.tmp");
     let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
+    options.write(true).create(true).truncate(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt as _;
         options.mode(0o600);
     }
-    let mut file = options.open(path)?;
+    let mut file = options.open(&tmp)?;
     file.write_all(bytes)?;
-    file.sync_all()
+    file.sync_all()?;
+    std::fs::rename(&tmp, path)?;
+    if let Some(dir) = path.parent() {
+        std::fs::File::open(dir)?.sync_all()?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_key_write_cut_short_by_a_crash_leaves_no_partial_key_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        // What a crash mid-write leaves: half a key in the temporary file.
+        std::fs::write(
+            dir.path().join(KEY_FILE).with_extension("pem.tmp"),
+            "-----BEGIN PRIV",
+        )
+        .unwrap();
+
+        let created = SigningKeys::load_or_create(dir.path()).unwrap();
+        let loaded = SigningKeys::load_or_create(dir.path()).unwrap();
+
+        assert_eq!(created.kid, loaded.kid);
+        assert!(!dir.path().join(KEY_FILE).with_extension("pem.tmp").exists());
+    }
 }

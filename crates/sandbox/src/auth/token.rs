@@ -413,6 +413,7 @@ async fn authorization_code(
     let challenge = s256(verifier);
     let code_hash = sha256_hex(code);
     let refresh_ttl = duration_secs(state.config.refresh_token_ttl);
+    let family_ttl = duration_secs(state.config.refresh_family_ttl);
     let client_id = app.client_id.clone();
     let outcome = state
         .db
@@ -471,6 +472,7 @@ async fn authorization_code(
                         &row.scope,
                         at,
                         refresh_ttl,
+                        at + family_ttl,
                     )?;
                     db::set_code_family(tx, &code_hash, &family)?;
                     Some(token)
@@ -531,7 +533,8 @@ async fn refresh_token(
                     db::revoke_family(tx, &row.family_id, at)?;
                     return Ok(Err(OAuthError::invalid_grant("the user can no longer use this organization")));
                 };
-                let next = new_refresh(tx, &row.family_id, &row.client_id, &row.user_id, &row.organization_id, &row.audience, &row.scope, at, refresh_ttl)?;
+                let deadline = row.family_expires_at.unwrap_or(row.expires_at);
+                let next = new_refresh(tx, &row.family_id, &row.client_id, &row.user_id, &row.organization_id, &row.audience, &row.scope, at, refresh_ttl, deadline)?;
                 Ok(Ok(UserGrant {
                     user_id: row.user_id,
                     organization_id: row.organization_id,
@@ -588,6 +591,7 @@ fn new_refresh(
     scope: &str,
     at: i64,
     ttl: i64,
+    family_deadline: i64,
 ) -> Result<String, StoreError> {
     let token = random_token();
     db::insert_refresh(
@@ -600,7 +604,9 @@ fn new_refresh(
             organization_id: organization_id.to_owned(),
             audience: audience.to_owned(),
             scope: scope.to_owned(),
-            expires_at: at + ttl,
+            // Never past the family's deadline, however often it is rotated.
+            expires_at: (at + ttl).min(family_deadline),
+            family_expires_at: Some(family_deadline),
             used_at: None,
             revoked_at: None,
         },

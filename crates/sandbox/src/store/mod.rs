@@ -25,6 +25,9 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../../migrations/0002_clinical.sql")),
         M::up(include_str!("../../migrations/0003_network.sql")),
         M::up(include_str!("../../migrations/0004_drop_legacy.sql")),
+        M::up(include_str!(
+            "../../migrations/0005_refresh_family_deadline.sql"
+        )),
     ])
 }
 

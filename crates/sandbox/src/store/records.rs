@@ -26,7 +26,7 @@ pub fn now() -> String {
 }
 
 /// One entry of a clinical list (allergy, medication, diagnosis).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EntryDoc {
     /// The catalog's id when coded, else a fresh id.
     pub id: String,
@@ -39,7 +39,7 @@ pub struct EntryDoc {
     pub status: Option<MedicationHistoryStatus>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BenefitDoc {
     pub id: String,
     pub bin: String,
@@ -48,7 +48,7 @@ pub struct BenefitDoc {
     pub member_id: String,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PatientDoc {
     pub id: String,
     pub organization_id: String,
@@ -71,7 +71,7 @@ pub struct PatientDoc {
     pub created_at: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct PrescriptionDoc {
     pub id: String,
     pub organization_id: String,
@@ -408,4 +408,12 @@ pub fn live_order_holding(
         )?
         .query_row(params![prescription_id, except], |row| row.get(0))
         .optional()?)
+}
+
+// Patient data: `Debug` prints ids and states only.
+crate::redacted_debug! {
+    EntryDoc { id, coded, status }
+    BenefitDoc {  }
+    PatientDoc { id, organization_id }
+    PrescriptionDoc { id, organization_id, patient_id }
 }

@@ -14,7 +14,7 @@ pub struct Patient {
     pub clinical: Option<PatientClinical>,
 }
 
-#[derive(Debug, Clone, SimpleObject)]
+#[derive(Clone, SimpleObject)]
 pub struct PatientDemographic {
     pub name: HumanName,
     pub date_of_birth: Option<Date>,
@@ -27,7 +27,7 @@ pub struct PatientDemographic {
     pub preferred_pharmacy: Option<Pharmacy>,
 }
 
-#[derive(Debug, Clone, SimpleObject)]
+#[derive(Clone, SimpleObject)]
 pub struct HumanName {
     pub title: Option<String>,
     pub first: Option<String>,
@@ -35,7 +35,7 @@ pub struct HumanName {
     pub last: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, SimpleObject, Serialize, Deserialize)]
+#[derive(Clone, Default, PartialEq, Eq, SimpleObject, Serialize, Deserialize)]
 pub struct PatientAddress {
     pub street1: Option<String>,
     pub street2: Option<String>,
@@ -45,7 +45,7 @@ pub struct PatientAddress {
     pub country: Option<String>,
 }
 
-#[derive(Debug, Clone, SimpleObject)]
+#[derive(Clone, SimpleObject)]
 pub struct Benefit {
     pub id: ID,
     pub bin: String,
@@ -62,14 +62,14 @@ pub struct PatientClinical {
     pub notes: Option<String>,
 }
 
-#[derive(Debug, Clone, SimpleObject)]
+#[derive(Clone, SimpleObject)]
 pub struct Allergy {
     pub id: ID,
     pub name: String,
     pub rx_norm_id: Option<String>,
 }
 
-#[derive(Debug, Clone, SimpleObject)]
+#[derive(Clone, SimpleObject)]
 pub struct MedicationHistoryEntry {
     pub id: ID,
     pub name: String,
@@ -77,7 +77,7 @@ pub struct MedicationHistoryEntry {
     pub status: MedicationHistoryStatus,
 }
 
-#[derive(Debug, Clone, SimpleObject)]
+#[derive(Clone, SimpleObject)]
 pub struct Diagnosis {
     pub id: ID,
     pub name: Option<String>,
@@ -107,7 +107,7 @@ pub struct AmbiguousPatientMatch {
     pub reason: String,
 }
 
-#[derive(Debug, Clone, SimpleObject)]
+#[derive(Clone, SimpleObject)]
 pub struct PatientCandidate {
     pub id: ID,
     pub first_name: String,
@@ -128,7 +128,7 @@ pub struct PatientReferenceInput {
     pub demographic: Option<PatientDemographicInput>,
 }
 
-#[derive(Debug, Clone, Default, InputObject)]
+#[derive(Clone, Default, InputObject)]
 pub struct PatientDemographicInput {
     pub name: Option<HumanNameInput>,
     pub date_of_birth: Option<Date>,
@@ -142,7 +142,7 @@ pub struct PatientDemographicInput {
     pub preferred_pharmacy: Option<PharmacyReferenceInput>,
 }
 
-#[derive(Debug, Clone, Default, InputObject)]
+#[derive(Clone, Default, InputObject)]
 pub struct HumanNameInput {
     pub first: Option<String>,
     pub last: Option<String>,
@@ -151,7 +151,7 @@ pub struct HumanNameInput {
 }
 
 /// `country` is required whenever an address is sent.
-#[derive(Debug, Clone, Default, InputObject)]
+#[derive(Clone, Default, InputObject)]
 pub struct AddressInput {
     pub street1: Option<String>,
     pub street2: Option<String>,
@@ -169,7 +169,7 @@ pub struct BenefitsPatch {
     pub none: Option<bool>,
 }
 
-#[derive(Debug, Clone, Default, InputObject)]
+#[derive(Clone, Default, InputObject)]
 pub struct BenefitReferenceInput {
     pub id: Option<ID>,
     pub bin: Option<String>,
@@ -193,7 +193,7 @@ pub struct AllergiesPatch {
     pub none: Option<bool>,
 }
 
-#[derive(Debug, Clone, Default, InputObject)]
+#[derive(Clone, Default, InputObject)]
 pub struct AllergyReferenceInput {
     pub id: Option<ID>,
     pub name: Option<String>,
@@ -208,7 +208,7 @@ pub struct MedicationsPatch {
     pub none: Option<bool>,
 }
 
-#[derive(Debug, Clone, Default, InputObject)]
+#[derive(Clone, Default, InputObject)]
 pub struct MedicationReferenceInput {
     pub id: Option<ID>,
     pub name: Option<String>,
@@ -223,9 +223,28 @@ pub struct DiagnosesPatch {
     pub none: Option<bool>,
 }
 
-#[derive(Debug, Clone, Default, InputObject)]
+#[derive(Clone, Default, InputObject)]
 pub struct DiagnosisReferenceInput {
     pub id: Option<ID>,
     pub name: Option<String>,
     pub icd10_code: Option<String>,
+}
+
+// Patient data: `Debug` prints ids and states only.
+crate::redacted_debug! {
+    HumanName {  }
+    PatientDemographic { sex }
+    PatientAddress {  }
+    Benefit { id }
+    Allergy { id }
+    MedicationHistoryEntry { id }
+    Diagnosis { id }
+    PatientCandidate { id }
+    PatientDemographicInput { sex }
+    HumanNameInput {  }
+    AddressInput {  }
+    BenefitReferenceInput { id }
+    AllergyReferenceInput { id }
+    MedicationReferenceInput { id }
+    DiagnosisReferenceInput { id }
 }

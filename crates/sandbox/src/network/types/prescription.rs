@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::change::{ChangeCategory, ChangeOption};
 use super::patient::{DiagnosesPatch, Diagnosis, PatientDemographic, PatientReferenceInput};
 
-#[derive(Debug, Clone, SimpleObject)]
+#[derive(Clone, SimpleObject)]
 pub struct Prescription {
     pub id: ID,
     pub status: Option<DraftStatus>,
@@ -51,7 +51,7 @@ pub struct PrescriptionClinical {
     pub notes: Option<String>,
 }
 
-#[derive(Debug, Clone, SimpleObject)]
+#[derive(Clone, SimpleObject)]
 pub struct ScreeningAlert {
     pub severity: ScreeningSeverity,
     #[graphql(name = "type")]
@@ -62,7 +62,7 @@ pub struct ScreeningAlert {
     pub options: Option<Vec<ChangeOption>>,
 }
 
-#[derive(Debug, Clone, SimpleObject)]
+#[derive(Clone, SimpleObject)]
 pub struct InvolvedEntity {
     pub id: ID,
     pub name: String,
@@ -122,14 +122,14 @@ pub struct AmbiguousPrescriptionMatch {
     pub reason: String,
 }
 
-#[derive(Debug, Clone, SimpleObject)]
+#[derive(Clone, SimpleObject)]
 pub struct PrescriptionCandidate {
     pub id: ID,
     pub instructions: Option<String>,
     pub dispense: Option<Dispense>,
 }
 
-#[derive(Debug, Clone, Default, InputObject)]
+#[derive(Clone, Default, InputObject)]
 pub struct PrescriptionInput {
     pub id: Option<ID>,
     pub external_id: Option<String>,
@@ -173,4 +173,13 @@ pub struct PrescriptionClinicalInput {
 pub struct PrescriptionSigningDetailsInput {
     pub signed_hash: Option<String>,
     pub message: Option<String>,
+}
+
+// Patient data: `Debug` prints ids and states only.
+crate::redacted_debug! {
+    Prescription { id }
+    ScreeningAlert { severity }
+    InvolvedEntity { id }
+    PrescriptionCandidate { id }
+    PrescriptionInput { id }
 }
