@@ -34,6 +34,7 @@
 mod environment;
 mod error;
 pub mod network;
+mod redact;
 mod secret;
 mod session;
 mod signin;

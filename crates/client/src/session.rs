@@ -48,6 +48,27 @@ pub struct SessionOrganization {
     pub name: String,
 }
 
+/// Where a session was issued: the environment's addresses and client. A
+/// session is only ever sent back to the same ones.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IssuedFor {
+    auth: String,
+    api: String,
+    aud: String,
+    cid: String,
+}
+
+impl IssuedFor {
+    fn of(environment: &Environment) -> Self {
+        Self {
+            auth: environment.auth_url().to_string(),
+            api: environment.api_url().to_string(),
+            aud: environment.audience().to_owned(),
+            cid: environment.client_id().to_owned(),
+        }
+    }
+}
+
 /// A user's session. The tokens are redacted when printed and zeroized on drop.
 ///
 /// It serializes compactly (short keys, the tokens in clear) for the app's keyring
@@ -66,12 +87,20 @@ pub struct Session {
     user: SessionUser,
     #[serde(rename = "org")]
     organization: SessionOrganization,
+    /// The environment that issued it (`None` only for sessions stored before
+    /// sessions were bound: they belong nowhere and are dropped).
+    #[serde(rename = "for", default, skip_serializing_if = "Option::is_none")]
+    issued_for: Option<IssuedFor>,
 }
 
 impl Session {
     /// The session of a fresh sign-in: the token response (token, expiry, refresh
     /// token, permissions from its `scope`) and what `/userinfo` said about it.
-    pub(crate) fn from_sign_in(token: &BasicTokenResponse, info: UserInfo) -> Self {
+    pub(crate) fn from_sign_in(
+        token: &BasicTokenResponse,
+        info: UserInfo,
+        environment: &Environment,
+    ) -> Self {
         let parts = TokenParts::from(token);
         let organization = SessionOrganization {
             name: info.org_name.unwrap_or_else(|| info.org_id.clone()),
@@ -93,7 +122,14 @@ impl Session {
                 role: info.role,
             },
             organization,
+            issued_for: Some(IssuedFor::of(environment)),
         }
+    }
+
+    /// Whether `environment` issued this session: same authorization server,
+    /// API, audience and client. A session is never sent anywhere else.
+    pub fn issued_by(&self, environment: &Environment) -> bool {
+        self.issued_for.as_ref() == Some(&IssuedFor::of(environment))
     }
 
     /// The bearer token. Never log it.
@@ -195,6 +231,12 @@ pub(crate) async fn renew(
     environment: &Environment,
     session: &Session,
 ) -> Result<Session, ClientError> {
+    if !session.issued_by(environment) {
+        return Err(ClientError::SignedOut {
+            code: "other_environment".to_owned(),
+            message: "the session was issued by another network; sign in again".to_owned(),
+        });
+    }
     let Some(refresh) = session.refresh_token.as_ref() else {
         return Err(ClientError::SignedOut {
             code: "no_refresh_token".to_owned(),
@@ -225,6 +267,7 @@ pub(crate) async fn renew(
             .unwrap_or_else(|| session.permissions.clone()),
         user: session.user.clone(),
         organization: session.organization.clone(),
+        issued_for: session.issued_for.clone(),
     })
 }
 
@@ -358,6 +401,13 @@ pub(crate) async fn sign_out(
     let Some(refresh) = session.refresh_token.as_ref() else {
         return SignOutReport::NothingToRevoke;
     };
+    if !session.issued_by(environment) {
+        // Its refresh token goes to no other server than its own.
+        return SignOutReport::RevocationFailed(ClientError::SignedOut {
+            code: "other_environment".to_owned(),
+            message: "the session was issued by another network: not revoked here".to_owned(),
+        });
+    }
     // Our own RFC 7009 request: `oauth2` refuses a revocation endpoint that is
     // not https, and loopback environments (the sandbox) are plain http.
     let form = [
@@ -454,7 +504,69 @@ mod tests {
                 id: "org_maple".into(),
                 name: "Maple Street Clinic".into(),
             },
+            issued_for: Some(IssuedFor::of(&maple())),
         }
+    }
+
+    fn maple() -> Environment {
+        Environment::new(
+            "https://auth.maple.example",
+            "https://api.maple.example",
+            "https://api.maple.example",
+            "rxdesk-desktop",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_session_belongs_only_to_the_environment_that_issued_it() {
+        let s = session();
+        let moved = Environment::new(
+            "https://auth.elsewhere.example",
+            "https://api.maple.example",
+            "https://api.maple.example",
+            "rxdesk-desktop",
+        )
+        .unwrap();
+
+        assert!(s.issued_by(&maple()));
+        assert!(!s.issued_by(&moved));
+        assert!(!s.issued_by(&maple().with_client_id("another-app")));
+    }
+
+    #[test]
+    fn a_session_stored_before_binding_belongs_nowhere() {
+        let mut json = serde_json::to_value(session()).unwrap();
+        json.as_object_mut().unwrap().remove("for");
+
+        let old: Session = serde_json::from_value(json).unwrap();
+
+        assert!(!old.issued_by(&maple()));
+    }
+
+    #[tokio::test]
+    async fn a_session_is_never_renewed_or_revoked_at_another_environment() {
+        // Nothing listens here: a request would fail with a network error,
+        // so SignedOut/RevocationFailed(SignedOut) proves none was sent.
+        let elsewhere = Environment::new(
+            "http://127.0.0.1:9",
+            "http://127.0.0.1:9",
+            "https://api.maple.example",
+            "rxdesk-desktop",
+        )
+        .unwrap();
+        let http = reqwest::Client::new();
+
+        let renewed = renew(&http, &elsewhere, &session()).await;
+        let revoked = sign_out(&http, &elsewhere, session()).await;
+
+        assert!(
+            matches!(renewed, Err(ClientError::SignedOut { ref code, .. }) if code == "other_environment")
+        );
+        assert!(matches!(
+            revoked,
+            SignOutReport::RevocationFailed(ClientError::SignedOut { ref code, .. }) if code == "other_environment"
+        ));
     }
 
     #[test]

@@ -81,7 +81,7 @@ impl SyncReport {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Deserialize)]
 struct Row {
     external_id: String,
     first_name: String,
@@ -106,6 +106,11 @@ struct Checked {
     unit: String,
     days_supply: i32,
     instructions: String,
+}
+
+// Patient data: `Debug` prints the row's external id only.
+crate::redacted_debug! {
+    Row { external_id }
 }
 
 /// A row the network did not take: the column at fault and why.

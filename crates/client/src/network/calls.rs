@@ -33,7 +33,7 @@ pub struct Network {
 
 /// A patient search: partial demographics. It never carries sex, so the network
 /// can never take it as enough to add someone.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct PatientSearch {
     pub first: Option<String>,
     pub last: Option<String>,
@@ -592,4 +592,9 @@ fn candidate_of(patient: &Patient) -> PatientCandidate {
             .as_ref()
             .and_then(|d| d.date_of_birth.clone()),
     }
+}
+
+// Patient data: `Debug` prints ids and states only.
+crate::redacted_debug! {
+    PatientSearch {  }
 }

@@ -321,7 +321,7 @@ pub struct Patient {
     pub clinical: Option<PatientClinical>,
 }
 
-#[derive(cynic::QueryFragment, Debug, Clone)]
+#[derive(cynic::QueryFragment, Clone)]
 pub struct PatientDemographic {
     pub name: HumanName,
     pub date_of_birth: Option<Date>,
@@ -334,7 +334,7 @@ pub struct PatientDemographic {
     pub preferred_pharmacy: Option<Pharmacy>,
 }
 
-#[derive(cynic::QueryFragment, Debug, Clone)]
+#[derive(cynic::QueryFragment, Clone)]
 pub struct HumanName {
     pub title: Option<String>,
     pub first: Option<String>,
@@ -342,7 +342,7 @@ pub struct HumanName {
     pub last: Option<String>,
 }
 
-#[derive(cynic::QueryFragment, Debug, Clone)]
+#[derive(cynic::QueryFragment, Clone)]
 pub struct PatientAddress {
     pub street1: Option<String>,
     pub street2: Option<String>,
@@ -352,7 +352,7 @@ pub struct PatientAddress {
     pub country: Option<String>,
 }
 
-#[derive(cynic::QueryFragment, Debug, Clone)]
+#[derive(cynic::QueryFragment, Clone)]
 pub struct Benefit {
     pub id: Id,
     pub bin: String,
@@ -369,14 +369,14 @@ pub struct PatientClinical {
     pub notes: Option<String>,
 }
 
-#[derive(cynic::QueryFragment, Debug, Clone)]
+#[derive(cynic::QueryFragment, Clone)]
 pub struct Allergy {
     pub id: Id,
     pub name: String,
     pub rx_norm_id: Option<String>,
 }
 
-#[derive(cynic::QueryFragment, Debug, Clone)]
+#[derive(cynic::QueryFragment, Clone)]
 pub struct MedicationHistoryEntry {
     pub id: Id,
     pub name: String,
@@ -384,7 +384,7 @@ pub struct MedicationHistoryEntry {
     pub status: MedicationHistoryStatus,
 }
 
-#[derive(cynic::QueryFragment, Debug, Clone)]
+#[derive(cynic::QueryFragment, Clone)]
 pub struct Diagnosis {
     pub id: Id,
     pub name: Option<String>,
@@ -434,7 +434,7 @@ pub struct AmbiguousPatientMatch {
     pub candidates: Vec<PatientCandidate>,
 }
 
-#[derive(cynic::QueryFragment, Debug, Clone)]
+#[derive(cynic::QueryFragment, Clone)]
 pub struct PatientCandidate {
     pub id: Id,
     pub first_name: String,
@@ -456,7 +456,7 @@ pub enum PatientResult {
 
 // ---------- prescriptions
 
-#[derive(cynic::QueryFragment, Debug, Clone)]
+#[derive(cynic::QueryFragment, Clone)]
 pub struct Prescription {
     pub id: Id,
     pub status: Option<DraftStatus>,
@@ -499,7 +499,7 @@ pub struct PrescriptionClinical {
     pub notes: Option<String>,
 }
 
-#[derive(cynic::QueryFragment, Debug, Clone)]
+#[derive(cynic::QueryFragment, Clone)]
 pub struct ScreeningAlert {
     pub severity: ScreeningSeverity,
     #[cynic(rename = "type")]
@@ -510,7 +510,7 @@ pub struct ScreeningAlert {
     pub options: Option<Vec<ChangeOption>>,
 }
 
-#[derive(cynic::QueryFragment, Debug, Clone)]
+#[derive(cynic::QueryFragment, Clone)]
 pub struct InvolvedEntity {
     pub id: Id,
     pub name: String,
@@ -537,7 +537,7 @@ pub struct AmbiguousPrescriptionMatch {
     pub candidates: Vec<PrescriptionCandidate>,
 }
 
-#[derive(cynic::QueryFragment, Debug, Clone)]
+#[derive(cynic::QueryFragment, Clone)]
 pub struct PrescriptionCandidate {
     pub id: Id,
     pub instructions: Option<String>,
@@ -631,7 +631,7 @@ pub struct PatientReferenceInput {
     pub id: Option<Id>,
 }
 
-#[derive(cynic::InputObject, Debug, Clone, Default)]
+#[derive(cynic::InputObject, Clone, Default)]
 pub struct PatientDemographicInput {
     pub name: Option<HumanNameInput>,
     pub date_of_birth: Option<Date>,
@@ -644,7 +644,7 @@ pub struct PatientDemographicInput {
     pub preferred_pharmacy: Option<PharmacyReferenceInput>,
 }
 
-#[derive(cynic::InputObject, Debug, Clone, Default)]
+#[derive(cynic::InputObject, Clone, Default)]
 pub struct HumanNameInput {
     pub first: Option<String>,
     pub last: Option<String>,
@@ -652,7 +652,7 @@ pub struct HumanNameInput {
     pub title: Option<String>,
 }
 
-#[derive(cynic::InputObject, Debug, Clone, Default)]
+#[derive(cynic::InputObject, Clone, Default)]
 pub struct AddressInput {
     pub street1: Option<String>,
     pub street2: Option<String>,
@@ -670,7 +670,7 @@ pub struct BenefitsPatch {
     pub none: Option<bool>,
 }
 
-#[derive(cynic::InputObject, Debug, Clone, Default)]
+#[derive(cynic::InputObject, Clone, Default)]
 pub struct BenefitReferenceInput {
     pub id: Option<Id>,
     pub bin: Option<String>,
@@ -694,7 +694,7 @@ pub struct AllergiesPatch {
     pub none: Option<bool>,
 }
 
-#[derive(cynic::InputObject, Debug, Clone, Default)]
+#[derive(cynic::InputObject, Clone, Default)]
 pub struct AllergyReferenceInput {
     pub id: Option<Id>,
     pub name: Option<String>,
@@ -709,7 +709,7 @@ pub struct MedicationsPatch {
     pub none: Option<bool>,
 }
 
-#[derive(cynic::InputObject, Debug, Clone, Default)]
+#[derive(cynic::InputObject, Clone, Default)]
 pub struct MedicationReferenceInput {
     pub id: Option<Id>,
     pub name: Option<String>,
@@ -724,14 +724,14 @@ pub struct DiagnosesPatch {
     pub none: Option<bool>,
 }
 
-#[derive(cynic::InputObject, Debug, Clone, Default)]
+#[derive(cynic::InputObject, Clone, Default)]
 pub struct DiagnosisReferenceInput {
     pub id: Option<Id>,
     pub name: Option<String>,
     pub icd10_code: Option<String>,
 }
 
-#[derive(cynic::InputObject, Debug, Clone, Default)]
+#[derive(cynic::InputObject, Clone, Default)]
 pub struct PrescriptionInput {
     pub id: Option<Id>,
     pub external_id: Option<String>,
@@ -881,4 +881,28 @@ call_shape! {
     SendOrder => order: OrderResult, "OrderArguments", (order: $order, metadata: $metadata);
     CancelOrder => order: OrderResult, "OrderArguments", (order: $order, metadata: $metadata);
     FindPharmacies => order: OrderResult, "OrderArguments", (order: $order, metadata: $metadata);
+}
+
+// Patient data: `Debug` prints ids and states only.
+crate::redacted_debug! {
+    HumanName {  }
+    PatientDemographic { sex }
+    PatientAddress {  }
+    Benefit { id }
+    Allergy { id }
+    MedicationHistoryEntry { id, status }
+    Diagnosis { id }
+    PatientCandidate { id }
+    Prescription { id, status, signing }
+    ScreeningAlert { severity, kind }
+    InvolvedEntity { id }
+    PrescriptionCandidate { id }
+    PatientDemographicInput { sex }
+    HumanNameInput {  }
+    AddressInput {  }
+    BenefitReferenceInput { id }
+    AllergyReferenceInput { id }
+    MedicationReferenceInput { id, status }
+    DiagnosisReferenceInput { id }
+    PrescriptionInput { id, template_id }
 }

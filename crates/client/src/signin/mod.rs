@@ -318,7 +318,7 @@ async fn exchange(
             .as_str(),
     );
     let info = session::user_info(client.http(), environment, &access).await?;
-    Ok(Session::from_sign_in(&token, info))
+    Ok(Session::from_sign_in(&token, info, environment))
 }
 
 /// Mix-up defence (RFC 9207): an authorization response naming another issuer is
