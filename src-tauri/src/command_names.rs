@@ -12,6 +12,7 @@ pub const COMMANDS: &[&str] = &[
     "cancel_sign_in",
     "open_sign_in_again",
     "sign_out",
+    "lock_session",
     "work_lists",
     "open_link",
     "find_patients",

@@ -125,7 +125,10 @@ commands! {
         Ok(())
     }
     fn open_sign_in_again(core) -> () { core.open_sign_in_again().await }
-    fn sign_out(core) -> () { core.sign_out().await }
+    /// Ends the session: forgotten here, revoked at the network; says what did not work.
+    fn sign_out(core) -> SignOutSummary { core.sign_out().await }
+    /// Ends the session after the UI saw no input for the idle time.
+    fn lock_session(core) -> SignOutSummary { core.lock_session().await }
 
     /// Recent patients, drafts awaiting signature, open orders.
     fn work_lists(core) -> WorkLists { core.work_lists().await }

@@ -442,6 +442,67 @@ pub fn order_view(o: net::Order) -> OrderView {
 
 // ---- forms → inputs ------------------------------------------------------------------
 
+/// Control characters and the text-direction overrides and isolates (U+202A–
+/// U+202E, U+2066–U+2069): invisible, and able to make a name or a sig read
+/// differently from what is stored.
+fn hostile(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
+}
+
+/// Refuses text holding a control or text-direction character, naming the
+/// field (`field`, as the UI calls it; `label`, as the user reads it).
+pub fn plain_text(field: &str, label: &str, value: &str) -> Result<(), CommandError> {
+    if value.chars().any(hostile) {
+        return Err(CommandError::Invalid {
+            code: "INVALID_TEXT".into(),
+            message: format!(
+                "{label} holds an invisible control or text-direction character, which could make it read differently from what is stored. Type it again without it."
+            ),
+            field: Some(field.into()),
+        });
+    }
+    Ok(())
+}
+
+/// Every text of the patient form, checked.
+pub fn check_patient_input(input: &PatientInput) -> Result<(), CommandError> {
+    plain_text("firstName", "First name", &input.first_name)?;
+    plain_text("lastName", "Last name", &input.last_name)?;
+    plain_text("dateOfBirth", "Date of birth", &input.date_of_birth)?;
+    plain_text("email", "Email", input.email.as_deref().unwrap_or_default())?;
+    plain_text("phone", "Phone", input.phone.as_deref().unwrap_or_default())
+}
+
+/// Every name typed into a clinical edit, checked.
+pub fn check_clinical_edit(edit: &ClinicalEdit) -> Result<(), CommandError> {
+    for (entries, field, label) in [
+        (&edit.add_allergies, "allergy", "The allergy"),
+        (&edit.add_medications, "medication", "The medication"),
+        (&edit.add_diagnoses, "diagnosis", "The diagnosis"),
+    ] {
+        for entry in entries {
+            plain_text(field, label, entry.name.as_deref().unwrap_or_default())?;
+        }
+    }
+    Ok(())
+}
+
+/// Every text of the draft form, checked.
+pub fn check_draft_form(form: &DraftForm) -> Result<(), CommandError> {
+    plain_text(
+        "instructions",
+        "Instructions",
+        form.instructions.as_deref().unwrap_or_default(),
+    )?;
+    plain_text("unit", "Unit", form.unit.as_deref().unwrap_or_default())?;
+    plain_text(
+        "templateId",
+        "Template id",
+        form.template_id.as_deref().unwrap_or_default(),
+    )
+}
+
 fn trimmed(value: Option<&str>) -> Option<String> {
     value
         .map(str::trim)
@@ -602,6 +663,38 @@ pub fn prescription_input(patient_id: Option<&str>, form: &DraftForm) -> net::Pr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_right_to_left_override_in_a_name_is_refused_naming_the_field() {
+        let input = PatientInput {
+            first_name: "Ros\u{202E}a".into(),
+            last_name: "Delgado".into(),
+            date_of_birth: "1988-04-17".into(),
+            sex: None,
+            email: None,
+            phone: None,
+        };
+
+        let refused = check_patient_input(&input);
+
+        assert!(matches!(
+            refused,
+            Err(CommandError::Invalid { ref field, ref message, .. })
+                if field.as_deref() == Some("firstName") && message.starts_with("First name")
+        ));
+    }
+
+    #[test]
+    fn control_characters_in_a_sig_are_refused_but_line_breaks_are_not() {
+        let sig = |s: &str| DraftForm {
+            instructions: Some(s.into()),
+            ..Default::default()
+        };
+
+        assert!(check_draft_form(&sig("Take one\ntablet daily")).is_ok());
+        assert!(check_draft_form(&sig("Take one\u{0007} tablet")).is_err());
+        assert!(check_draft_form(&sig("Take \u{2067}one\u{2069} tablet")).is_err());
+    }
 
     #[test]
     fn an_untouched_clinical_list_is_not_sent() {

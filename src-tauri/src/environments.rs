@@ -184,7 +184,16 @@ impl EnvironmentsFile {
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| self.file_error(&e.to_string()))?;
         }
-        std::fs::write(&self.path, text).map_err(|e| self.file_error(&e.to_string()))
+        // Whole or not at all: a temporary file, synced, renamed over the old one.
+        let tmp = self.path.with_extension("toml.tmp");
+        let write = || -> std::io::Result<()> {
+            use std::io::Write as _;
+            let mut file = std::fs::File::create(&tmp)?;
+            file.write_all(text.as_bytes())?;
+            file.sync_all()?;
+            std::fs::rename(&tmp, &self.path)
+        };
+        write().map_err(|e| self.file_error(&e.to_string()))
     }
 
     fn file_error(&self, reason: &str) -> EnvironmentsError {
@@ -410,6 +419,27 @@ mod tests {
 
         file.remove("file:staging-eu").unwrap();
         assert_eq!(file.load().environments.len(), 1);
+    }
+
+    #[test]
+    fn a_write_cut_short_by_a_crash_leaves_the_file_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = EnvironmentsFile::in_dir(dir.path());
+        file.add(&input("Staging", "https://auth.example")).unwrap();
+        // What a crash mid-write leaves: half of the next file, beside the old one.
+        std::fs::write(
+            dir.path().join("environments.toml.tmp"),
+            "[[environments]]\nname = \"Hal",
+        )
+        .unwrap();
+
+        let loaded = file.load();
+        file.add(&input("Other", "https://other.example")).unwrap();
+
+        assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+        assert_eq!(loaded.environments.len(), 1);
+        assert_eq!(file.load().environments.len(), 2);
+        assert!(!dir.path().join("environments.toml.tmp").exists());
     }
 
     #[test]

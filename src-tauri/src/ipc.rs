@@ -144,6 +144,28 @@ pub struct NetworkPreset {
     pub audience: String,
 }
 
+/// Whether the network was told to end a session at sign-out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Revocation {
+    /// The refresh token was revoked: the session cannot be renewed anywhere.
+    Revoked,
+    /// The session had no refresh token: its access token ends by itself.
+    NothingToRevoke,
+    /// The network could not be told; the refresh token may work until it expires.
+    Failed { message: String },
+}
+
+/// What signing out did. The session is gone from the app either way.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SignOutSummary {
+    pub revocation: Revocation,
+    /// The keyring did not remove the stored session: why (it is unusable
+    /// without the app, and the next sign-in replaces it).
+    pub keyring_problem: Option<String>,
+}
+
 /// Everything the UI needs at start.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -158,6 +180,8 @@ pub struct AppStatus {
     pub presets: Vec<NetworkPreset>,
     /// The `rxdesk://` link the app was started with, handed over once.
     pub link: Option<LinkEvent>,
+    /// Seconds without input after which the app locks (0: never).
+    pub idle_lock_seconds: u32,
 }
 
 /// Why a sign-in ended without a session.
@@ -328,7 +352,7 @@ pub struct ChangeNote {
 
 /// A patient as a search candidate or a row of "Recent patients": enough to
 /// choose, nothing more.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PatientSummary {
     pub id: String,
@@ -337,7 +361,7 @@ pub struct PatientSummary {
 }
 
 /// An allergy or diagnosis on the patient's record (or a prescription's).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ClinicalEntry {
     pub id: String,
@@ -346,7 +370,7 @@ pub struct ClinicalEntry {
     pub code: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct MedicationEntry {
     pub id: String,
@@ -356,7 +380,7 @@ pub struct MedicationEntry {
 }
 
 /// A patient with their clinical record, fetched live.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PatientRecord {
     pub id: String,
@@ -376,7 +400,7 @@ pub struct PatientRecord {
 }
 
 /// The patient form (add and edit demographics).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PatientInput {
     pub first_name: String,
@@ -390,7 +414,7 @@ pub struct PatientInput {
 
 /// One entry to add to a clinical list: by the name typed, or by the id of the
 /// option the user chose when the network found the name ambiguous.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct EntryInput {
     pub name: Option<String>,
@@ -400,7 +424,7 @@ pub struct EntryInput {
 }
 
 /// Changes to the clinical record, sent as the network's patches.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ClinicalEdit {
     pub add_allergies: Vec<EntryInput>,
@@ -455,7 +479,7 @@ pub struct DispenseView {
 }
 
 /// A screening alert on a draft.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct AlertView {
     pub severity: AlertSeverity,
@@ -468,7 +492,7 @@ pub struct AlertView {
 }
 
 /// A prescription, draft or signed, exactly as the network holds it now.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PrescriptionView {
     pub id: String,
@@ -491,7 +515,7 @@ pub struct PrescriptionView {
 
 /// The draft form: a new draft (from a template or a drug) or changes to one.
 /// Empty fields are not sent.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct DraftForm {
     pub template_id: Option<String>,
@@ -579,7 +603,7 @@ pub struct ExceptionView {
     pub created_at: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct OrderView {
     pub id: String,
@@ -634,7 +658,7 @@ pub enum PharmacyAnswer {
 // ---- work lists, links, the network check -------------------------------------------
 
 /// A draft awaiting signature, as "Drafts awaiting signature" lists it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct DraftRow {
     pub prescription: PrescriptionView,
@@ -712,6 +736,8 @@ pub fn typescript_bindings() -> String {
         SessionStorage::decl(&cfg),
         SessionInfo::decl(&cfg),
         SessionEvent::decl(&cfg),
+        Revocation::decl(&cfg),
+        SignOutSummary::decl(&cfg),
         NetworkPreset::decl(&cfg),
         AppStatus::decl(&cfg),
         SignInFailure::decl(&cfg),
@@ -775,4 +801,70 @@ pub fn typescript_bindings() -> String {
     out.push_str(&crate::commands::typescript_commands());
     out.push('\n');
     out
+}
+
+rxdesk_client::redacted_debug! {
+    PatientSummary { id }
+    ClinicalEntry { id, code }
+    MedicationEntry { id, code, status }
+    PatientRecord { id }
+    PatientInput { sex }
+    EntryInput { id, status }
+    ClinicalEdit { no_known_allergies }
+    AlertView { severity, kind }
+    PrescriptionView { id, status, signing }
+    DraftForm { template_id, drug_id }
+    OrderView { id, state }
+    DraftRow { prescription }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn printing_what_crosses_ipc_shows_no_patient_data() {
+        let patient = PatientRecord {
+            id: "pat_1".into(),
+            first_name: "Rosa".into(),
+            middle_name: None,
+            last_name: "Delgado".into(),
+            full_name: "Rosa Delgado".into(),
+            date_of_birth: Some("1988-04-17".into()),
+            sex: Some(Sex::Female),
+            email: Some("rosa.delgado@example.org".into()),
+            phone: Some("+16175550142".into()),
+            allergies: vec![ClinicalEntry {
+                id: "alg_1".into(),
+                name: "Penicillins".into(),
+                code: None,
+            }],
+            medications: Vec::new(),
+            diagnoses: Vec::new(),
+            link: "rxdesk://patient/pat_1".into(),
+        };
+        let outcome = PatientOutcome::Saved {
+            patient: Box::new(patient),
+            notes: Vec::new(),
+        };
+        let form = DraftForm {
+            instructions: Some("One capsule three times daily".into()),
+            ..Default::default()
+        };
+
+        let printed = format!("{outcome:?} {form:?}");
+
+        assert!(printed.contains("pat_1"), "{printed}");
+        for secret in [
+            "Rosa",
+            "Delgado",
+            "1988",
+            "rosa.delgado",
+            "5550142",
+            "Penicillins",
+            "capsule",
+        ] {
+            assert!(!printed.contains(secret), "{secret} in {printed}");
+        }
+    }
 }

@@ -73,6 +73,7 @@ fn platform_config<R: Runtime>(app: &tauri::AppHandle<R>) -> Result<CoreConfig, 
         store,
         opener: Arc::new(rxdesk_client::SystemBrowser),
         sign_in_timeout: rxdesk_client::DEFAULT_TIMEOUT,
+        idle_lock: idle_lock_from(std::env::var("RXDESK_IDLE_LOCK_MINUTES").ok().as_deref()),
         variables: environments::from_variables(|name| std::env::var(name).ok()),
         notifier: Arc::new(commands::TauriNotifier(app.clone())),
     })
@@ -101,6 +102,19 @@ fn listen_for_links<R: Runtime>(app: &tauri::App<R>) {
             core.link_received(url.as_str());
         }
     });
+}
+
+/// `RXDESK_IDLE_LOCK_MINUTES`: whole minutes (0: never lock); anything else,
+/// or nothing, is the default.
+fn idle_lock_from(value: Option<&str>) -> std::time::Duration {
+    match value.map(str::trim).map(str::parse::<u64>) {
+        Some(Ok(minutes)) => std::time::Duration::from_secs(minutes.saturating_mul(60)),
+        Some(Err(_)) => {
+            tracing::warn!("RXDESK_IDLE_LOCK_MINUTES is not a whole number; the default applies");
+            crate::core::DEFAULT_IDLE_LOCK
+        }
+        None => crate::core::DEFAULT_IDLE_LOCK,
+    }
 }
 
 /// Keeps the log file writer alive for the life of the app.

@@ -4,10 +4,14 @@
 //! A serialized session (a JWT, a refresh token, who and which organization)
 //! can exceed what one credential holds (Windows' Credential Manager stops at
 //! 2,560 bytes), so the text is split into chunks of at most [`CHUNK_LEN`] ASCII
-//! characters: entry `<environment>` holds `v1:<count>:` plus the first chunk,
-//! entries `<environment>#1` … hold the rest. Only ASCII is stored (the session
-//! is JSON with non-ASCII escaped), so a chunk fits even where the store
-//! encodes it as UTF-16.
+//! characters. Only ASCII is stored (the session is JSON with non-ASCII
+//! escaped), so a chunk fits even where the store encodes it as UTF-16.
+//!
+//! Crash-safe by construction: a keyring writes one entry at a time, so a save
+//! writes the new text's chunks under a new generation (`<environment>#<gen>.<i>`)
+//! first, then switches the manifest `<environment>` (`v2:<gen>:<count>`) to
+//! them in one write, and only then removes the old generation. Stopped at any
+//! point, the manifest names a complete generation: the old session or the new.
 //!
 //! Keyring calls can block (D-Bus); callers on the async runtime run them in
 //! `spawn_blocking`.
@@ -43,6 +47,8 @@ pub enum SessionStore {
     Memory {
         reason: String,
         entries: Arc<Mutex<HashMap<String, String>>>,
+        /// Tests only: how many more writes succeed before the store "crashes".
+        writes_left: Arc<Mutex<Option<usize>>>,
     },
 }
 
@@ -63,6 +69,37 @@ impl SessionStore {
         Self::Memory {
             reason: reason.into(),
             entries: Arc::default(),
+            writes_left: Arc::default(),
+        }
+    }
+
+    /// Memory that stops writing (every write fails) after `n` more writes:
+    /// a crash mid-save, for tests.
+    pub fn crashing_after(&self, n: usize) {
+        if let Self::Memory { writes_left, .. } = self {
+            *writes_left
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(n);
+        }
+    }
+
+    /// A memory store's write budget (see [`SessionStore::crashing_after`]).
+    fn spend_write(&self) -> Result<(), StoreError> {
+        let Self::Memory { writes_left, .. } = self else {
+            return Ok(());
+        };
+        let mut left = writes_left
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match left.as_mut() {
+            Some(0) => Err(StoreError::Keyring(
+                "the store stopped (simulated crash)".into(),
+            )),
+            Some(n) => {
+                *n -= 1;
+                Ok(())
+            }
+            None => Ok(()),
         }
     }
 
@@ -93,7 +130,8 @@ impl SessionStore {
         }
     }
 
-    /// Stores `text` (ASCII) for `environment`, replacing what was there. Blocking.
+    /// Stores `text` (ASCII) for `environment`, replacing what was there:
+    /// pieces first, then the manifest, then the old pieces. Blocking.
     pub fn save(&self, environment: &str, text: &str) -> Result<(), StoreError> {
         if !text.is_ascii() {
             return Err(StoreError::Damaged("not ASCII".into()));
@@ -107,60 +145,80 @@ impl SessionStore {
         if chunks.len() > MAX_CHUNKS {
             return Err(StoreError::TooLarge(text.len()));
         }
+        let old = self.manifest(environment).ok().flatten();
+        let generation = old.map_or(1, |m| m.generation.wrapping_add(1).max(1));
         let count = chunks.len().max(1);
-        let old = self.chunk_count(environment).ok().flatten().unwrap_or(0);
-        for (i, chunk) in chunks.iter().enumerate() {
-            let value = if i == 0 {
-                format!("v1:{count}:{chunk}")
-            } else {
-                (*chunk).to_owned()
-            };
-            self.put(&entry_user(environment, i), &value)?;
+        for i in 0..count {
+            let chunk = chunks.get(i).copied().unwrap_or_default();
+            self.put(&piece_user(environment, generation, i), chunk)?;
         }
-        if chunks.is_empty() {
-            self.put(&entry_user(environment, 0), "v1:1:")?;
-        }
-        for i in count..old {
-            self.remove(&entry_user(environment, i))?;
+        // The switch: one write.
+        self.put(environment, &format!("v2:{generation}:{count}"))?;
+        if let Some(old) = old {
+            // Leftovers are harmless (nothing names them) and swept by the next
+            // delete; a failure here does not undo the save.
+            if let Err(e) = self.remove_generation(environment, old) {
+                tracing::debug!(error = %e, "an older session's parts are left for later");
+            }
         }
         Ok(())
     }
 
     /// The text stored for `environment`, if any. Blocking.
     pub fn load(&self, environment: &str) -> Result<Option<String>, StoreError> {
-        let Some(first) = self.get(&entry_user(environment, 0))? else {
+        let Some(manifest) = self.manifest(environment)? else {
             return Ok(None);
         };
-        let (count, head) = parse_head(&first)?;
-        let mut text = head.to_owned();
-        for i in 1..count {
+        let mut text = String::new();
+        for i in 0..manifest.count {
             let part = self
-                .get(&entry_user(environment, i))?
-                .ok_or_else(|| StoreError::Damaged(format!("part {i} of {count} is missing")))?;
+                .get(&piece_user(environment, manifest.generation, i))?
+                .ok_or_else(|| {
+                    StoreError::Damaged(format!("part {i} of {} is missing", manifest.count))
+                })?;
             text.push_str(&part);
         }
         Ok(Some(text))
     }
 
-    /// Removes every entry of `environment`. Blocking.
+    /// Removes every entry of `environment`: the manifest first (so a crash
+    /// leaves no session), then every generation's parts. Blocking.
     pub fn delete(&self, environment: &str) -> Result<(), StoreError> {
-        let count = match self.chunk_count(environment) {
-            Ok(Some(n)) => n,
-            Ok(None) => return Ok(()),
-            // A damaged head: remove it and whatever parts may follow.
-            Err(_) => MAX_CHUNKS,
-        };
-        for i in 0..count {
-            self.remove(&entry_user(environment, i))?;
+        let manifest = self.manifest(environment);
+        self.remove(environment)?;
+        let current = manifest.ok().flatten();
+        for generation in current
+            .iter()
+            .map(|m| m.generation)
+            .chain([current.map_or(0, |m| m.generation.wrapping_sub(1))])
+        {
+            self.remove_generation(
+                environment,
+                Manifest {
+                    generation,
+                    count: MAX_CHUNKS,
+                },
+            )?;
+        }
+        // The first format's parts (`<environment>#1` …), if an old app left any.
+        for i in 1..MAX_CHUNKS {
+            self.remove(&format!("{environment}#{i}"))?;
         }
         Ok(())
     }
 
-    fn chunk_count(&self, environment: &str) -> Result<Option<usize>, StoreError> {
-        match self.get(&entry_user(environment, 0))? {
+    fn manifest(&self, environment: &str) -> Result<Option<Manifest>, StoreError> {
+        match self.get(environment)? {
             None => Ok(None),
-            Some(first) => parse_head(&first).map(|(n, _)| Some(n)),
+            Some(text) => parse_manifest(&text).map(Some),
         }
+    }
+
+    fn remove_generation(&self, environment: &str, m: Manifest) -> Result<(), StoreError> {
+        for i in 0..m.count {
+            self.remove(&piece_user(environment, m.generation, i))?;
+        }
+        Ok(())
     }
 
     fn entry(store: &CredentialStore, user: &str) -> Result<Entry, StoreError> {
@@ -175,6 +233,7 @@ impl SessionStore {
                 .set_password(value)
                 .map_err(|e| StoreError::Keyring(e.to_string())),
             Self::Memory { entries, .. } => {
+                self.spend_write()?;
                 lock(entries).insert(user.to_owned(), value.to_owned());
                 Ok(())
             }
@@ -199,6 +258,9 @@ impl SessionStore {
                 Err(e) => Err(StoreError::Keyring(e.to_string())),
             },
             Self::Memory { entries, .. } => {
+                if lock(entries).contains_key(user) {
+                    self.spend_write()?;
+                }
                 lock(entries).remove(user);
                 Ok(())
             }
@@ -215,28 +277,34 @@ fn lock(
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-fn entry_user(environment: &str, index: usize) -> String {
-    if index == 0 {
-        environment.to_owned()
-    } else {
-        format!("{environment}#{index}")
-    }
+/// Which generation of parts holds the session, and how many there are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Manifest {
+    generation: u32,
+    count: usize,
 }
 
-fn parse_head(first: &str) -> Result<(usize, &str), StoreError> {
-    let rest = first
-        .strip_prefix("v1:")
+fn piece_user(environment: &str, generation: u32, index: usize) -> String {
+    format!("{environment}#{generation}.{index}")
+}
+
+fn parse_manifest(text: &str) -> Result<Manifest, StoreError> {
+    let rest = text
+        .strip_prefix("v2:")
         .ok_or_else(|| StoreError::Damaged("unknown format".into()))?;
-    let (count, head) = rest
+    let (generation, count) = rest
         .split_once(':')
         .ok_or_else(|| StoreError::Damaged("no part count".into()))?;
+    let generation: u32 = generation
+        .parse()
+        .map_err(|_| StoreError::Damaged("bad generation".into()))?;
     let count: usize = count
         .parse()
         .map_err(|_| StoreError::Damaged("bad part count".into()))?;
     if count == 0 || count > MAX_CHUNKS {
         return Err(StoreError::Damaged("bad part count".into()));
     }
-    Ok((count, head))
+    Ok(Manifest { generation, count })
 }
 
 /// The platform's store — Keychain, Windows Credential Manager or Secret
@@ -280,7 +348,7 @@ mod tests {
             Some(text.as_str())
         );
         for i in 0..5 {
-            let value = store.get(&entry_user("sandbox", i)).unwrap().unwrap();
+            let value = store.get(&piece_user("sandbox", 1, i)).unwrap().unwrap();
             assert!(
                 value.len() * 2 <= 2_560,
                 "entry {i} is {} bytes",
@@ -296,8 +364,9 @@ mod tests {
         store.save("env", "short").unwrap();
 
         assert_eq!(store.load("env").unwrap().as_deref(), Some("short"));
-        assert_eq!(store.get("env#1").unwrap(), None);
-        assert_eq!(store.get("env#2").unwrap(), None);
+        for i in 0..3 {
+            assert_eq!(store.get(&piece_user("env", 1, i)).unwrap(), None);
+        }
     }
 
     #[test]
@@ -308,7 +377,7 @@ mod tests {
         store.delete("a").unwrap();
 
         assert_eq!(store.load("a").unwrap(), None);
-        assert_eq!(store.get("a#1").unwrap(), None);
+        assert_eq!(store.get(&piece_user("a", 1, 1)).unwrap(), None);
         assert_eq!(store.load("b").unwrap().as_deref(), Some("other"));
     }
 
@@ -339,5 +408,56 @@ mod tests {
         assert!(matches!(store.load("env"), Err(StoreError::Damaged(_))));
         store.delete("env").unwrap();
         assert_eq!(store.load("env").unwrap(), None);
+    }
+
+    #[test]
+    fn a_crash_between_keyring_writes_leaves_a_readable_session() {
+        let old = "o".repeat(3_000);
+        let new = "n".repeat(2_000);
+        // Every point a save can stop at: before each of its writes.
+        for writes in 0..8 {
+            let store = SessionStore::memory("test");
+            store.save("env", &old).unwrap();
+            store.crashing_after(writes);
+
+            let _ = store.save("env", &new);
+
+            let read = store.load("env").unwrap();
+            assert!(
+                read.as_deref() == Some(old.as_str()) || read.as_deref() == Some(new.as_str()),
+                "after {writes} writes the session reads {:?}",
+                read.map(|r| r.len())
+            );
+        }
+    }
+
+    #[test]
+    fn a_crash_while_deleting_leaves_the_session_whole_or_gone() {
+        for writes in 0..6 {
+            let store = SessionStore::memory("test");
+            store.save("env", &"o".repeat(3_000)).unwrap();
+            store.crashing_after(writes);
+
+            let _ = store.delete("env");
+
+            match store.load("env") {
+                Ok(None) => {}
+                Ok(Some(text)) => assert_eq!(text.len(), 3_000),
+                Err(e) => panic!("after {writes} writes: {e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_session_of_the_first_format_is_reported_and_deleted_whole() {
+        let store = mock();
+        store.put("env", "v1:2:abc").unwrap();
+        store.put("env#1", "def").unwrap();
+
+        assert!(matches!(store.load("env"), Err(StoreError::Damaged(_))));
+        store.delete("env").unwrap();
+
+        assert_eq!(store.get("env").unwrap(), None);
+        assert_eq!(store.get("env#1").unwrap(), None);
     }
 }

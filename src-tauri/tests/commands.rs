@@ -15,9 +15,9 @@ use rxdesk_lib::ipc::{
     AlertKind, AppStatus, ChangeStatus, ChoiceView, ClinicalEdit, CommandError, DraftForm,
     DraftStatus, EntryInput, LinkEvent, LinkTarget, NetworkCheck, OrderOutcome, OrderState,
     OrderView, PatientInput, PatientOutcome, PatientRecord, PatientSummary, PatientWork,
-    PharmacyAnswer, PharmacySearch, PrescriptionOutcome, PrescriptionView, RecordKind,
-    SessionStorage, Sex, SignInEvent, SignInFailure, SignRequest, SignResult, SigningProgress,
-    SigningState, WorkLists,
+    PharmacyAnswer, PharmacySearch, PrescriptionOutcome, PrescriptionView, RecordKind, Revocation,
+    SessionStorage, Sex, SignInEvent, SignInFailure, SignOutSummary, SignRequest, SignResult,
+    SigningProgress, SigningState, WorkLists,
 };
 use rxdesk_lib::session_store::SessionStore;
 use serde_json::{Value, json};
@@ -225,6 +225,86 @@ fn signing_in_stores_the_session_and_the_next_start_restores_it_without_a_browse
 }
 
 #[test]
+fn session_is_not_sent_to_an_edited_environment() {
+    let issuing = sandbox();
+    let keyring = mock_keyring();
+    {
+        let app = TestApp::start(Options::new(&issuing, &keyring));
+        app.sign_in_as(ADA);
+    }
+    // The same environment id (the RXDESK_* variables), now another server.
+    let other = sandbox();
+
+    let restarted = TestApp::start(Options::new(&other, &keyring));
+
+    assert!(
+        status(&restarted).session.is_none(),
+        "a session issued elsewhere was taken up"
+    );
+    assert!(
+        keyring.load(ENV_ID).unwrap().is_none(),
+        "the session issued elsewhere is still stored"
+    );
+    assert!(matches!(
+        restarted.call::<WorkLists>("work_lists", json!({})),
+        Err(CommandError::SignedOut { .. })
+    ));
+}
+
+#[test]
+fn locking_after_idle_time_ends_the_session_so_going_on_needs_a_fresh_sign_in() {
+    let sandbox = sandbox();
+    let keyring = mock_keyring();
+    let app = TestApp::start(Options::new(&sandbox, &keyring));
+    app.sign_in_as(ADA);
+    assert_eq!(status(&app).idle_lock_seconds, 15 * 60);
+
+    let summary: SignOutSummary = app.ok("lock_session", json!({}));
+
+    assert_eq!(summary.revocation, Revocation::Revoked);
+    assert_eq!(keyring.load(ENV_ID).unwrap(), None);
+    assert!(matches!(
+        app.call::<WorkLists>("work_lists", json!({})),
+        Err(CommandError::SignedOut { .. })
+    ));
+}
+
+#[test]
+fn sign_out_with_the_network_unreachable_says_the_session_was_not_revoked() {
+    let sandbox = sandbox();
+    let keyring = mock_keyring();
+    let app = TestApp::start(Options::new(&sandbox, &keyring));
+    app.sign_in_as(ADA);
+    tauri::async_runtime::block_on(sandbox.shutdown());
+
+    let summary: SignOutSummary = app.ok("sign_out", json!({}));
+
+    assert!(
+        matches!(summary.revocation, Revocation::Failed { ref message } if !message.is_empty()),
+        "{summary:?}"
+    );
+    assert_eq!(keyring.load(ENV_ID).unwrap(), None, "forgotten here anyway");
+    assert!(status(&app).session.is_none());
+}
+
+#[test]
+fn a_keyring_that_fails_to_delete_at_sign_out_is_reported() {
+    let sandbox = sandbox();
+    let store = rxdesk_lib::session_store::SessionStore::memory("test keyring");
+    let app = TestApp::start(Options::new(&sandbox, &store));
+    app.sign_in_as(ADA);
+    store.crashing_after(0);
+
+    let summary: SignOutSummary = app.ok("sign_out", json!({}));
+
+    let problem = summary
+        .keyring_problem
+        .expect("the failed delete is reported");
+    assert!(problem.contains("did not remove"), "{problem}");
+    assert_eq!(summary.revocation, Revocation::Revoked);
+}
+
+#[test]
 fn what_the_ui_receives_about_a_session_never_holds_the_token() {
     let sandbox = sandbox();
     let keyring = mock_keyring();
@@ -250,8 +330,10 @@ fn sign_out_removes_the_stored_session_and_revokes_its_refresh_token() {
     let stored = keyring.load(ENV_ID).unwrap().unwrap();
     let old: rxdesk_client::Session = serde_json::from_str(&stored).unwrap();
 
-    let () = app.ok("sign_out", json!({}));
+    let summary: SignOutSummary = app.ok("sign_out", json!({}));
 
+    assert_eq!(summary.revocation, Revocation::Revoked);
+    assert_eq!(summary.keyring_problem, None);
     assert_eq!(keyring.load(ENV_ID).unwrap(), None);
     assert!(status(&app).session.is_none());
     let ended = app
@@ -272,8 +354,8 @@ fn sign_out_removes_the_stored_session_and_revokes_its_refresh_token() {
             .unwrap();
     let renewed = tauri::async_runtime::block_on(client.renew(&old));
     assert!(
-        matches!(renewed, Err(rxdesk_client::ClientError::SignedOut { .. })),
-        "the revoked refresh token still works: {renewed:?}"
+        matches!(renewed, Err(rxdesk_client::ClientError::SignedOut { ref code, .. }) if code != "other_environment"),
+        "the revoked refresh token still works (or was never tried): {renewed:?}"
     );
     assert!(matches!(
         app.call::<Value>("find_patients", json!({"query": "Delgado"})),
@@ -287,8 +369,12 @@ fn a_rejected_token_without_renewal_answers_signed_out_mid_form_and_ends_the_ses
     let keyring = mock_keyring();
     // A session whose token the network rejects and which cannot be renewed.
     let far = 4_000_000_000u64;
+    let url = sandbox.url().to_string();
+    let issued_for =
+        json!({"auth": url, "api": url, "aud": "rxdesk-sandbox", "cid": "rxdesk-desktop"});
     let forged = json!({"at": "not-a-token", "exp": far, "perm": ["read:patient", "write:patient"],
-                        "user": {"id": "u", "name": "Ada Quinn"}, "org": {"id": "org_maple", "name": MAPLE}});
+                        "user": {"id": "u", "name": "Ada Quinn"}, "org": {"id": "org_maple", "name": MAPLE},
+                        "for": issued_for});
     keyring.save(ENV_ID, &forged.to_string()).unwrap();
     let app = TestApp::start(Options::new(&sandbox, &keyring));
     assert!(
@@ -1173,7 +1259,7 @@ fn another_organizations_session_sees_none_of_the_work_lists() {
     let patient = add_patient(&app, "Mabel", "Mapleonly");
     let rx = draft(&app, &patient.id, &template(LISINOPRIL_TEMPLATE));
     let _ = draft_order(&app, &patient.id, &[&rx.id]);
-    let () = app.ok("sign_out", json!({}));
+    let _: SignOutSummary = app.ok("sign_out", json!({}));
 
     app.sign_in_at(ADA, BIRCH);
     let lists = work_lists(&app);
@@ -1191,7 +1277,7 @@ fn another_organizations_session_sees_none_of_the_work_lists() {
 fn another_organizations_patient_id_reads_as_not_found() {
     let (_sandbox, app) = signed_in(ADA);
     let patient = add_patient(&app, "Maud", "Mapleonly");
-    let () = app.ok("sign_out", json!({}));
+    let _: SignOutSummary = app.ok("sign_out", json!({}));
     app.sign_in_at(ADA, BIRCH);
 
     let answer = app.call::<PatientRecord>("get_patient", json!({"id": patient.id}));

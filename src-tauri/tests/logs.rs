@@ -80,7 +80,7 @@ fn a_full_journey_logs_neither_tokens_nor_patient_names() {
     let _: Value = app.ok("find_patients", json!({"query": "Zebediah Quuxworth"}));
     let _: Value = app.ok("work_lists", json!({}));
     let stored: Value = serde_json::from_str(&keyring.load(ENV_ID).unwrap().unwrap()).unwrap();
-    let () = app.ok("sign_out", json!({}));
+    let _: rxdesk_lib::ipc::SignOutSummary = app.ok("sign_out", json!({}));
 
     let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
     assert!(logs.contains("signed in"), "the journey was logged");

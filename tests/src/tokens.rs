@@ -1,8 +1,8 @@
 //! Reading what the app keeps in the Secret Service, the way an attacker with
 //! the user's unlocked keyring could (`secret-tool`), and searching files for
-//! secrets. The app splits a session over entries `<environment>`,
-//! `<environment>#1`, …, the first starting `v1:<count>:`; this module puts
-//! them back together and pulls the tokens out of the session's JSON.
+//! secrets. The app keeps a session as a manifest `<environment>` =
+//! `v2:<generation>:<count>` naming parts `<environment>#<generation>.<i>`; this
+//! module puts them back together and pulls the tokens out of the session's JSON.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -89,17 +89,18 @@ pub fn stored_sessions(keyring: &KeyringClient, service: &str) -> Result<Vec<Sto
         let Some(head) = lookup(keyring, service, environment)? else {
             continue;
         };
-        let Some(rest) = head.strip_prefix("v1:") else {
+        let Some(rest) = head.trim().strip_prefix("v2:") else {
             continue;
         };
-        let Some((count, first)) = rest.split_once(':') else {
+        let Some((generation, count)) = rest.split_once(':') else {
             continue;
         };
         let count: usize = count.parse().unwrap_or(1);
-        let mut text = first.to_owned();
-        for i in 1..count {
+        let mut text = String::new();
+        for i in 0..count {
             text.push_str(
-                &lookup(keyring, service, &format!("{environment}#{i}"))?.unwrap_or_default(),
+                &lookup(keyring, service, &format!("{environment}#{generation}.{i}"))?
+                    .unwrap_or_default(),
             );
         }
         sessions.push(StoredSession {

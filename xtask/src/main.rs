@@ -252,6 +252,21 @@ fn test() -> Result<()> {
         "warnings",
     ]);
     step("cargo clippy -D warnings", clippy)?;
+    // The production app (installers): no built-in sandbox compiled in.
+    let mut production = cargo();
+    production.args([
+        "clippy",
+        "--locked",
+        "-p",
+        "rxdesk",
+        "--no-default-features",
+        "--features",
+        "custom-protocol",
+        "--",
+        "-D",
+        "warnings",
+    ]);
+    step("cargo clippy, production app (no sandbox)", production)?;
 
     let mut tests = cargo();
     tests.args(["test", "--workspace", "--locked"]);

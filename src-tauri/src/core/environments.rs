@@ -11,6 +11,7 @@ use crate::ipc::{
     AppStatus, CommandError, EnvironmentInfo, EnvironmentInput, NetworkCheck, SessionEvent,
     SessionInfo, SessionStorage,
 };
+use crate::sandbox::LocalSandbox;
 
 impl AppCore {
     pub(super) fn configured(&self) -> (Vec<Configured>, Vec<String>) {
@@ -29,8 +30,11 @@ impl AppCore {
 
     pub(super) async fn environment_list(&self) -> (Vec<EnvironmentInfo>, Vec<String>) {
         let (configured, problems) = self.configured();
-        let sandbox_url = self.sandbox.running_url().await;
-        let mut list = vec![environments::sandbox_info(sandbox_url.as_ref())];
+        let mut list = Vec::new();
+        if LocalSandbox::AVAILABLE {
+            let sandbox_url = self.sandbox.running_url().await;
+            list.push(environments::sandbox_info(sandbox_url.as_ref()));
+        }
         list.extend(configured.iter().map(Configured::info));
         (list, problems)
     }
@@ -116,6 +120,7 @@ impl AppCore {
             environment_problems,
             presets: environments::presets(),
             link: self.take_start_link(),
+            idle_lock_seconds: u32::try_from(self.idle_lock.as_secs()).unwrap_or(u32::MAX),
         }
     }
 
@@ -164,7 +169,11 @@ impl AppCore {
             let mut inner = self.inner.lock().await;
             inner.clients.remove(id);
             if inner.active == id {
-                inner.active = SANDBOX_ID.to_owned();
+                inner.active = if LocalSandbox::AVAILABLE {
+                    SANDBOX_ID.to_owned()
+                } else {
+                    String::new()
+                };
                 inner.session = None;
                 self.restore(&mut inner).await;
             }

@@ -41,6 +41,9 @@ use crate::ipc::{
 use crate::sandbox::LocalSandbox;
 use crate::session_store::SessionStore;
 
+/// Input-free time after which the app locks, unless `RXDESK_IDLE_LOCK_MINUTES` says otherwise.
+pub const DEFAULT_IDLE_LOCK: Duration = Duration::from_secs(15 * 60);
+
 /// Renew this long before the access token expires.
 const RENEW_MARGIN: Duration = Duration::from_secs(60);
 
@@ -61,6 +64,8 @@ pub struct CoreConfig {
     pub index: Index,
     pub opener: Arc<dyn UrlOpener>,
     pub sign_in_timeout: Duration,
+    /// Input-free time after which the UI locks (zero: never).
+    pub idle_lock: Duration,
     /// The environment named by `RXDESK_*` variables (already read).
     pub variables: Result<Option<Configured>, String>,
     pub notifier: Arc<dyn Notifier>,
@@ -99,6 +104,7 @@ pub struct AppCore {
     index: Index,
     opener: Arc<dyn UrlOpener>,
     sign_in_timeout: Duration,
+    idle_lock: Duration,
     variables: Result<Option<Configured>, String>,
     notifier: Arc<dyn Notifier>,
     /// Set when the keyring answered the probe but refused to store a session.
@@ -133,18 +139,28 @@ fn app_error(e: impl std::fmt::Display) -> CommandError {
 
 impl AppCore {
     pub fn new(config: CoreConfig) -> Self {
-        // The variables' environment, when given, is what the user (or a test) means.
+        // The variables' environment, when given, is what the user (or a test)
+        // means; else the built-in sandbox, or in a production build the first
+        // network of the environments file (none: the user adds one in Settings).
+        let file = EnvironmentsFile::in_dir(&config.config_dir);
         let active = match &config.variables {
             Ok(Some(env)) => env.id.clone(),
-            _ => SANDBOX_ID.to_owned(),
+            _ if LocalSandbox::AVAILABLE => SANDBOX_ID.to_owned(),
+            _ => file
+                .load()
+                .environments
+                .first()
+                .map(|e| e.id.clone())
+                .unwrap_or_default(),
         };
         Self {
-            file: EnvironmentsFile::in_dir(&config.config_dir),
+            file,
             sandbox: config.sandbox,
             store: config.store,
             index: config.index,
             opener: config.opener,
             sign_in_timeout: config.sign_in_timeout,
+            idle_lock: config.idle_lock,
             variables: config.variables,
             notifier: config.notifier,
             keyring_failure: std::sync::Mutex::new(None),

@@ -11,7 +11,7 @@ use rxdesk_client::{Client, ClientError, Session, SignOutReport};
 use super::{AppCore, Inner, RENEW_MARGIN, kind};
 use crate::convert::session_info;
 use crate::index::Scope;
-use crate::ipc::{CommandError, SessionInfo};
+use crate::ipc::{CommandError, Revocation, SessionInfo, SignOutSummary};
 use crate::session_store::SessionStore;
 
 impl AppCore {
@@ -46,10 +46,18 @@ impl AppCore {
         }
     }
 
-    pub(super) async fn forget_session(&self, environment_id: &str) {
+    /// Removes the stored session; `Err` says why the keyring did not.
+    pub(super) async fn forget_session(&self, environment_id: &str) -> Result<(), String> {
         let id = environment_id.to_owned();
-        if let Some(Err(e)) = self.store_call(move |s| s.delete(&id)).await {
-            tracing::warn!(error = %e, "stored session not removed");
+        match self.store_call(move |s| s.delete(&id)).await {
+            Some(Ok(())) => Ok(()),
+            Some(Err(e)) => {
+                tracing::warn!(error = %e, "stored session not removed");
+                Err(format!(
+                    "the keyring did not remove the stored session: {e}"
+                ))
+            }
+            None => Err("the keyring task failed".to_owned()),
         }
     }
 
@@ -70,7 +78,8 @@ impl AppCore {
             Some(Ok(None)) | None => return,
             Some(Err(e)) => {
                 tracing::warn!(error = %e, "stored session unreadable; removed");
-                self.forget_session(&id).await;
+                // A failure is logged; the next sign-in overwrites the entry.
+                self.forget_session(&id).await.ok();
                 return;
             }
         };
@@ -78,10 +87,23 @@ impl AppCore {
             Ok(s) => s,
             Err(_) => {
                 tracing::warn!("stored session in an unknown shape; removed");
-                self.forget_session(&id).await;
+                // A failure is logged; the next sign-in overwrites the entry.
+                self.forget_session(&id).await.ok();
                 return;
             }
         };
+        // Bound to where it was issued: an environment whose addresses changed
+        // (an edited file, other RXDESK_* values) never receives it.
+        let issued_here = match self.client_for(inner, &id).await {
+            Ok(client) => session.issued_by(client.environment()),
+            Err(_) => false,
+        };
+        if !issued_here {
+            tracing::info!("stored session was issued by other addresses; removed");
+            // A failure is logged; the next sign-in overwrites the entry.
+            self.forget_session(&id).await.ok();
+            return;
+        }
         if !session.expires_within(RENEW_MARGIN) {
             tracing::info!("session restored from the store");
             inner.session = Some(session);
@@ -99,7 +121,8 @@ impl AppCore {
             }
             Err(CommandError::SignedOut { .. }) => {
                 tracing::info!("stored session could not be renewed; sign in again");
-                self.forget_session(&id).await;
+                // A failure is logged; the next sign-in overwrites the entry.
+                self.forget_session(&id).await.ok();
             }
             Err(e) => {
                 // Network trouble: keep it; the next call tries again.
@@ -115,7 +138,11 @@ impl AppCore {
         self.ensure_restored(&mut inner).await;
         let id = inner.active.clone();
         let client = self.client_for(&mut inner, &id).await?;
-        let Some(session) = inner.session.clone() else {
+        let Some(session) = inner
+            .session
+            .clone()
+            .filter(|s| s.issued_by(client.environment()))
+        else {
             return Err(CommandError::SignedOut {
                 message: "not signed in".into(),
             });
@@ -152,7 +179,8 @@ impl AppCore {
 
     pub(super) async fn drop_session(&self, inner: &mut Inner, id: &str) {
         inner.session = None;
-        self.forget_session(id).await;
+        // A failure is logged; the next sign-in overwrites the entry.
+        self.forget_session(id).await.ok();
         self.notifier.session(self.session_event(None));
     }
 
@@ -243,24 +271,45 @@ impl AppCore {
     }
 
     /// Signs out: the stored session is removed, the refresh token revoked.
-    pub async fn sign_out(&self) -> Result<(), CommandError> {
+    /// The screen locked after a while without input: the session ends as at
+    /// sign-out (forgotten, revoked), so going on needs a fresh sign-in. The UI
+    /// keeps the forms for the same user.
+    pub async fn lock_session(&self) -> Result<SignOutSummary, CommandError> {
+        tracing::info!("locked after a while without input");
+        self.sign_out().await
+    }
+
+    pub async fn sign_out(&self) -> Result<SignOutSummary, CommandError> {
         let mut inner = self.inner.lock().await;
         let id = inner.active.clone();
         let session = inner.session.take();
-        self.forget_session(&id).await;
+        let keyring_problem = self.forget_session(&id).await.err();
         let client = inner.clients.get(&id).cloned();
         drop(inner);
         self.notifier.session(self.session_event(None));
-        if let (Some(session), Some(client)) = (session, client) {
-            match client.sign_out(session).await {
-                SignOutReport::Revoked => tracing::info!("signed out; refresh token revoked"),
-                SignOutReport::NothingToRevoke => tracing::info!("signed out"),
-                SignOutReport::RevocationFailed(e) => {
-                    tracing::warn!(outcome = e.kind(), "signed out; revocation failed")
+        let revocation = match (session, client) {
+            (Some(session), Some(client)) => match client.sign_out(session).await {
+                SignOutReport::Revoked => {
+                    tracing::info!("signed out; refresh token revoked");
+                    Revocation::Revoked
                 }
-            }
-        }
-        Ok(())
+                SignOutReport::NothingToRevoke => {
+                    tracing::info!("signed out; nothing to revoke");
+                    Revocation::NothingToRevoke
+                }
+                SignOutReport::RevocationFailed(e) => {
+                    tracing::warn!(outcome = e.kind(), "signed out; revocation failed");
+                    Revocation::Failed {
+                        message: CommandError::from(e).to_string(),
+                    }
+                }
+            },
+            _ => Revocation::NothingToRevoke,
+        };
+        Ok(SignOutSummary {
+            revocation,
+            keyring_problem,
+        })
     }
 
     /// The session the UI may know about.

@@ -265,6 +265,7 @@ impl TestApp {
                 index,
                 opener: Arc::new(opener),
                 sign_in_timeout: timeout,
+                idle_lock: rxdesk_lib::core::DEFAULT_IDLE_LOCK,
                 variables,
                 notifier: Arc::new(notifier),
             },

@@ -36,6 +36,15 @@ export type SessionEvent = { session: SessionInfo | null,
  */
 storage: SessionStorage, };
 
+export type Revocation = { "kind": "revoked" } | { "kind": "nothingToRevoke" } | { "kind": "failed", message: string, };
+
+export type SignOutSummary = { revocation: Revocation, 
+/**
+ * The keyring did not remove the stored session: why (it is unusable
+ * without the app, and the next sign-in replaces it).
+ */
+keyringProblem: string | null, };
+
 export type NetworkPreset = { name: string, authUrl: string, apiUrl: string, audience: string, };
 
 export type AppStatus = { environments: Array<EnvironmentInfo>, activeEnvironment: string, session: SessionInfo | null, storage: SessionStorage, 
@@ -50,7 +59,11 @@ presets: Array<NetworkPreset>,
 /**
  * The `rxdesk://` link the app was started with, handed over once.
  */
-link: LinkEvent | null, };
+link: LinkEvent | null, 
+/**
+ * Seconds without input after which the app locks (0: never).
+ */
+idleLockSeconds: number, };
 
 export type SignInFailure = "accessDenied" | "timeout" | "network" | "cancelled" | "other";
 
@@ -236,7 +249,8 @@ export interface Commands {
   sign_in: { args: {  }; result: null };
   cancel_sign_in: { args: {  }; result: null };
   open_sign_in_again: { args: {  }; result: null };
-  sign_out: { args: {  }; result: null };
+  sign_out: { args: {  }; result: SignOutSummary };
+  lock_session: { args: {  }; result: SignOutSummary };
   work_lists: { args: {  }; result: WorkLists };
   open_link: { args: { text: string }; result: LinkTarget };
   find_patients: { args: { query: string }; result: Array<PatientSummary> };

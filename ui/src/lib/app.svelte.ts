@@ -11,6 +11,7 @@ import type {
   SessionInfo,
   SignInEvent,
   SignInFailure,
+  SignOutSummary,
 } from '../bindings/ipc';
 import { api, onOpenLink, onSession, onSignIn, toCommandError } from './backend';
 import { forgetForms } from './kept.svelte';
@@ -48,6 +49,9 @@ export class AppState {
   private identity: string | null = null;
   private signingOut = false;
   private listening = false;
+  /** When the user last touched a key, the pointer or the wheel (ms). */
+  private lastInput = Date.now();
+  private idleTimer: ReturnType<typeof setInterval> | null = null;
 
   get permissions(): string[] {
     return this.session?.permissions ?? [];
@@ -74,7 +78,44 @@ export class AppState {
     this.identity = null;
     this.signingOut = false;
     this.listening = false;
+    if (this.idleTimer !== null) clearInterval(this.idleTimer);
+    this.idleTimer = null;
     this.clearPatientData();
+  }
+
+  /** Any input keeps the app unlocked. */
+  noteInput(): void {
+    this.lastInput = Date.now();
+  }
+
+  /** Checks every few seconds whether the idle time has passed while signed in. */
+  private watchIdle(): void {
+    if (this.idleTimer !== null) return;
+    for (const kind of ['keydown', 'pointerdown', 'pointermove', 'wheel', 'touchstart']) {
+      window.addEventListener(kind, () => this.noteInput(), { passive: true, capture: true });
+    }
+    this.idleTimer = setInterval(() => void this.checkIdle(), 5_000);
+  }
+
+  async checkIdle(now = Date.now()): Promise<void> {
+    const limit = this.status?.idleLockSeconds ?? 0;
+    if (limit <= 0 || this.session === null) return;
+    if (now - this.lastInput < limit * 1_000) return;
+    await this.lockForIdle(limit);
+  }
+
+  /** Locks: the session ends (a fresh sign-in is needed), the forms stay for the same user. */
+  async lockForIdle(limitSeconds: number): Promise<void> {
+    const minutes = Math.max(1, Math.round(limitSeconds / 60));
+    this.requireSignIn('locked');
+    this.resumeNotice = `Rx Desk locked after ${minutes} minutes without input. Sign in again to go on; what you typed is kept.`;
+    try {
+      const summary = await api.lockSession();
+      const problem = signOutNotice(summary);
+      if (problem) this.resumeNotice = `${this.resumeNotice} ${problem}`;
+    } catch {
+      // Locked here either way; the session is gone from the app.
+    }
   }
 
   async start(): Promise<void> {
@@ -93,6 +134,8 @@ export class AppState {
     }
     try {
       this.status = await api.appStatus();
+      this.noteInput();
+      this.watchIdle();
       this.setSession(this.status.session);
       // Started by a rxdesk:// link: open it (after sign-in when needed).
       if (this.status.link) this.applyLink(this.status.link);
@@ -186,14 +229,17 @@ export class AppState {
 
   async signOut(): Promise<void> {
     this.signingOut = true;
+    let notice: string | null = null;
     try {
-      await api.signOut();
+      notice = signOutNotice(await api.signOut());
+    } catch (e) {
+      notice = `Signed out here, but: ${toCommandError(e).message}`;
     } finally {
       this.signingOut = false;
       this.setSession(null);
       this.clearPatientData();
       this.identity = null;
-      this.resumeNotice = null;
+      this.resumeNotice = notice;
     }
   }
 
@@ -205,3 +251,15 @@ export class AppState {
 }
 
 export const app = new AppState();
+
+/** What the user must know after signing out: only what did not work. */
+export function signOutNotice(summary: SignOutSummary): string | null {
+  const problems: string[] = [];
+  if (summary.revocation.kind === 'failed') {
+    problems.push(
+      `the network could not be told to end the session (${summary.revocation.message}); it ends by itself when its tokens expire`,
+    );
+  }
+  if (summary.keyringProblem) problems.push(summary.keyringProblem);
+  return problems.length === 0 ? null : `Signed out, but ${problems.join('; and ')}.`;
+}

@@ -82,6 +82,7 @@ export const api = {
   cancelSignIn: () => call('cancel_sign_in', {}),
   openSignInAgain: () => call('open_sign_in_again', {}),
   signOut: () => call('sign_out', {}),
+  lockSession: () => call('lock_session', {}),
   workLists: () => call('work_lists', {}),
   openLink: (text: string) => call('open_link', { text }),
   findPatients: (query: string) => call('find_patients', { query }),

@@ -97,6 +97,7 @@ export function status(session: SessionInfo | null) {
     storage: { kind: 'keyring' as const },
     environmentProblems: [],
     link: null,
+    idleLockSeconds: 900,
     presets: [
       { name: 'Vendor sandbox', authUrl: 'https://auth.neutron.health', apiUrl: 'https://network.neutron.health', audience: 'https://api.neutron.health' },
     ],

@@ -16,7 +16,7 @@ describe('who is signed in', () => {
       .on('patient_work', () => ({ prescriptions: [], orders: [] }))
       .on('sign_out', () => {
         fake.emit(EVENT_SESSION, expired);
-        return null;
+        return { revocation: { kind: 'revoked' }, keyringProblem: null };
       });
     const root = await startApp(fake, MO_SESSION);
     await go({ name: 'patient', id: 'pat_1', notes: [] });
@@ -33,6 +33,57 @@ describe('who is signed in', () => {
     await settle();
     expect(root.querySelector('h2')?.textContent).toBe('Work');
     expect(root.textContent).not.toContain('Jane Doe');
+  });
+
+  it('says so when signing out could not revoke the session at the network', async () => {
+    const fake = install();
+    fake.on('sign_out', () => {
+      fake.emit(EVENT_SESSION, expired);
+      return { revocation: { kind: 'failed', message: 'network trouble: connection refused' }, keyringProblem: null };
+    });
+    const root = await startApp(fake, MO_SESSION);
+
+    button(root, 'Sign out').click();
+    await settle();
+
+    expect(root.textContent).toContain('Sign in to Rx Desk');
+    expect(root.querySelector('[role="status"].notice')?.textContent).toContain(
+      'the network could not be told to end the session (network trouble: connection refused)',
+    );
+  });
+
+  it('locks after the idle time without input, hiding the patient and keeping the form', async () => {
+    const fake = install();
+    fake
+      .on('get_patient', () => patient())
+      .on('patient_work', () => ({ prescriptions: [], orders: [] }))
+      .on('lock_session', () => ({ revocation: { kind: 'revoked' }, keyringProblem: null }));
+    const root = await startApp(fake, MO_SESSION);
+    await go({ name: 'patient', id: 'pat_1', notes: [] });
+
+    await app.checkIdle(Date.now() + 899_000);
+    await settle();
+    expect(fake.callsOf('lock_session')).toHaveLength(0);
+
+    await app.checkIdle(Date.now() + 901_000);
+    await settle();
+    expect(fake.callsOf('lock_session')).toHaveLength(1);
+    expect(root.textContent).toContain('Rx Desk locked after 15 minutes without input');
+    expect(root.textContent).not.toContain('Jane Doe');
+  });
+
+  it('says nothing more than signed out when the session was revoked', async () => {
+    const fake = install();
+    fake.on('sign_out', () => {
+      fake.emit(EVENT_SESSION, expired);
+      return { revocation: { kind: 'revoked' }, keyringProblem: null };
+    });
+    const root = await startApp(fake, MO_SESSION);
+
+    button(root, 'Sign out').click();
+    await settle();
+
+    expect(root.querySelector('.notice')).toBeNull();
   });
 
   it('keeps a half-filled draft form when the same user signs in again after the session expired', async () => {

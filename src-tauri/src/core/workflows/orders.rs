@@ -147,6 +147,12 @@ impl AppCore {
         order_id: &str,
         search: &PharmacySearch,
     ) -> Result<PharmacyAnswer, CommandError> {
+        crate::convert::plain_text(
+            "name",
+            "Pharmacy name",
+            search.name.as_deref().unwrap_or_default(),
+        )?;
+        crate::convert::plain_text("near", "Near", search.near.as_deref().unwrap_or_default())?;
         let reference = PharmacyReferenceInput {
             name: trimmed(search.name.as_ref()),
             near: trimmed(search.near.as_ref()).map(|text| LocationInput {

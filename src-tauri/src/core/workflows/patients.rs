@@ -10,8 +10,8 @@ use rxdesk_client::network::documents::{Patient, PatientCandidate, PatientInput 
 
 use super::{AppCore, not_found};
 use crate::convert::{
-    candidate_summary, change_notes, clinical_input, demographic_input, patient_record,
-    patient_summary,
+    candidate_summary, change_notes, check_clinical_edit, check_patient_input, clinical_input,
+    demographic_input, patient_record, patient_summary,
 };
 use crate::index::Scope;
 use crate::ipc::{
@@ -46,6 +46,7 @@ fn searches(query: &str) -> Vec<PatientSearch> {
 impl AppCore {
     /// Candidates for a name typed in the search box, in the network's order.
     pub async fn find_patients(&self, query: &str) -> Result<Vec<PatientSummary>, CommandError> {
+        crate::convert::plain_text("query", "The search", query)?;
         let searches = searches(query);
         if searches.is_empty() {
             return Ok(Vec::new());
@@ -103,6 +104,7 @@ impl AppCore {
         id: Option<&str>,
         input: &PatientInput,
     ) -> Result<PatientOutcome, CommandError> {
+        check_patient_input(input)?;
         let demographic = demographic_input(input);
         let (outcome, scope) = match id {
             None => {
@@ -133,6 +135,7 @@ impl AppCore {
         id: &str,
         edit: &ClinicalEdit,
     ) -> Result<PatientOutcome, CommandError> {
+        check_clinical_edit(edit)?;
         let clinical = clinical_input(edit);
         let (outcome, scope) = self
             .with_network("edit_clinical", |net| {

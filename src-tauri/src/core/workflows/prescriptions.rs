@@ -23,6 +23,7 @@ impl AppCore {
     /// The catalog's drugs for what was typed.
     pub async fn look_up_drug(&self, query: &str) -> Result<Vec<ChoiceView>, CommandError> {
         let query = query.trim();
+        crate::convert::plain_text("drug", "The drug", query)?;
         if query.chars().count() < LOOK_UP_MIN {
             return Ok(Vec::new());
         }
@@ -74,6 +75,7 @@ impl AppCore {
         id: Option<&str>,
         form: &DraftForm,
     ) -> Result<PrescriptionOutcome, CommandError> {
+        crate::convert::check_draft_form(form)?;
         let (outcome, scope) = match id {
             None => {
                 let input = prescription_input(Some(patient_id), form);
