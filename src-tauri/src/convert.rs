@@ -503,7 +503,8 @@ pub fn check_draft_form(form: &DraftForm) -> Result<(), CommandError> {
     )
 }
 
-fn trimmed(value: Option<&str>) -> Option<String> {
+/// The text without surrounding blanks; `None` when nothing is left.
+pub(crate) fn trimmed(value: Option<&str>) -> Option<String> {
     value
         .map(str::trim)
         .filter(|v| !v.is_empty())

@@ -147,3 +147,20 @@ pub fn run() -> Result<(), StartError> {
     app.run(|_, _| {});
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::idle_lock_from;
+    use crate::core::DEFAULT_IDLE_LOCK;
+
+    #[test]
+    fn the_idle_lock_is_whole_minutes_zero_never_and_anything_else_the_default() {
+        assert_eq!(idle_lock_from(Some(" 5 ")), Duration::from_secs(300));
+        assert_eq!(idle_lock_from(Some("0")), Duration::ZERO);
+        assert_eq!(idle_lock_from(Some("five")), DEFAULT_IDLE_LOCK);
+        assert_eq!(idle_lock_from(Some("-1")), DEFAULT_IDLE_LOCK);
+        assert_eq!(idle_lock_from(None), DEFAULT_IDLE_LOCK);
+    }
+}

@@ -182,27 +182,36 @@ impl SessionStore {
     }
 
     /// Removes every entry of `environment`: the manifest first (so a crash
-    /// leaves no session), then every generation's parts. Blocking.
+    /// leaves no session), then its parts, and what a crash may have left: the
+    /// next or previous generation's, or the first format's (`<environment>#1` …).
+    /// Blocking.
     pub fn delete(&self, environment: &str) -> Result<(), StoreError> {
         let manifest = self.manifest(environment);
         self.remove(environment)?;
-        let current = manifest.ok().flatten();
-        for generation in current
-            .iter()
-            .map(|m| m.generation)
-            .chain([current.map_or(0, |m| m.generation.wrapping_sub(1))])
-        {
-            self.remove_generation(
-                environment,
-                Manifest {
-                    generation,
-                    count: MAX_CHUNKS,
-                },
-            )?;
+        match manifest {
+            Ok(Some(current)) => {
+                self.remove_generation(environment, current)?;
+                // A save cut short before its switch, or after it.
+                let next = current.generation.wrapping_add(1);
+                self.sweep(|i| piece_user(environment, next, i), 0)?;
+                let previous = current.generation.wrapping_sub(1);
+                self.sweep(|i| piece_user(environment, previous, i), 0)
+            }
+            Ok(None) => Ok(()),
+            Err(_) => self.sweep(|i| format!("{environment}#{i}"), 1),
         }
-        // The first format's parts (`<environment>#1` …), if an old app left any.
-        for i in 1..MAX_CHUNKS {
-            self.remove(&format!("{environment}#{i}"))?;
+    }
+
+    /// Removes the parts `name(first)`, `name(first + 1)` … up to the first
+    /// missing one: parts are written first to last and removed last to first,
+    /// so what a crash leaves is always such a run.
+    fn sweep(&self, name: impl Fn(usize) -> String, first: usize) -> Result<(), StoreError> {
+        for i in first..MAX_CHUNKS {
+            let user = name(i);
+            if self.get(&user)?.is_none() {
+                break;
+            }
+            self.remove(&user)?;
         }
         Ok(())
     }
@@ -214,8 +223,9 @@ impl SessionStore {
         }
     }
 
+    /// Removes a generation's parts, last first (see [`SessionStore::sweep`]).
     fn remove_generation(&self, environment: &str, m: Manifest) -> Result<(), StoreError> {
-        for i in 0..m.count {
+        for i in (0..m.count).rev() {
             self.remove(&piece_user(environment, m.generation, i))?;
         }
         Ok(())
@@ -459,5 +469,25 @@ mod tests {
 
         assert_eq!(store.get("env").unwrap(), None);
         assert_eq!(store.get("env#1").unwrap(), None);
+    }
+
+    #[test]
+    fn deleting_after_a_crash_mid_save_leaves_no_entry_behind() {
+        // Every point a save can stop at, then a sign-out's delete.
+        for writes in 0..8 {
+            let store = SessionStore::memory("test");
+            store.save("env", &"o".repeat(3_000)).unwrap();
+            store.crashing_after(writes);
+            let _ = store.save("env", &"n".repeat(2_000));
+            store.crashing_after(usize::MAX);
+
+            store.delete("env").unwrap();
+
+            let SessionStore::Memory { entries, .. } = &store else {
+                unreachable!("a memory store")
+            };
+            let left: Vec<String> = lock(entries).keys().cloned().collect();
+            assert!(left.is_empty(), "after {writes} writes: {left:?} left");
+        }
     }
 }

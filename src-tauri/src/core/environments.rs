@@ -169,11 +169,7 @@ impl AppCore {
             let mut inner = self.inner.lock().await;
             inner.clients.remove(id);
             if inner.active == id {
-                inner.active = if LocalSandbox::AVAILABLE {
-                    SANDBOX_ID.to_owned()
-                } else {
-                    String::new()
-                };
+                inner.active = super::default_environment(&self.file);
                 inner.session = None;
                 self.restore(&mut inner).await;
             }

@@ -139,19 +139,11 @@ fn app_error(e: impl std::fmt::Display) -> CommandError {
 
 impl AppCore {
     pub fn new(config: CoreConfig) -> Self {
-        // The variables' environment, when given, is what the user (or a test)
-        // means; else the built-in sandbox, or in a production build the first
-        // network of the environments file (none: the user adds one in Settings).
+        // The variables' environment, when given, is what the user (or a test) means.
         let file = EnvironmentsFile::in_dir(&config.config_dir);
         let active = match &config.variables {
             Ok(Some(env)) => env.id.clone(),
-            _ if LocalSandbox::AVAILABLE => SANDBOX_ID.to_owned(),
-            _ => file
-                .load()
-                .environments
-                .first()
-                .map(|e| e.id.clone())
-                .unwrap_or_default(),
+            _ => default_environment(&file),
         };
         Self {
             file,
@@ -197,6 +189,20 @@ impl AppCore {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .take()
     }
+}
+
+/// The environment used when none is chosen: the built-in sandbox, or in a
+/// production build the first network of the environments file (none: the
+/// user adds one in Settings).
+fn default_environment(file: &EnvironmentsFile) -> String {
+    if LocalSandbox::AVAILABLE {
+        return SANDBOX_ID.to_owned();
+    }
+    file.load()
+        .environments
+        .first()
+        .map(|e| e.id.clone())
+        .unwrap_or_default()
 }
 
 fn link_event(text: &str) -> LinkEvent {

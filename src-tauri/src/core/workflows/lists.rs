@@ -67,10 +67,17 @@ impl AppCore {
             .into_iter()
             .filter(|p| p.signing != SigningState::Signed)
             .collect();
-        for patient_id in drafts.iter().filter_map(|d| d.patient_id.clone()) {
-            if !names.contains_key(&patient_id)
-                && let Some(p) = self.patient_row(net, scope, &patient_id).await?
-            {
+        // The drafts' patients not among the recent ones: each fetched once, together.
+        let mut missing: Vec<&str> = drafts
+            .iter()
+            .filter_map(|d| d.patient_id.as_deref())
+            .filter(|id| !names.contains_key(*id))
+            .collect();
+        missing.sort_unstable();
+        missing.dedup();
+        let rows = join_all(missing.iter().map(|id| self.patient_row(net, scope, id))).await;
+        for row in rows {
+            if let Some(p) = row? {
                 names.insert(p.id, p.name);
             }
         }

@@ -8,18 +8,11 @@ use rxdesk_client::network::documents::{
 use rxdesk_client::network::{OrderChanges, Outcome, PharmacyMatches};
 
 use super::{AppCore, ambiguity_note, not_found};
-use crate::convert::{change_notes, choice_view, net_fulfillment, order_view};
+use crate::convert::{change_notes, choice_view, net_fulfillment, order_view, trimmed};
 use crate::index::Scope;
 use crate::ipc::{
     CommandError, OrderOutcome, OrderView, PharmacyAnswer, PharmacySearch, RecordKind,
 };
-
-fn trimmed(value: Option<&String>) -> Option<String> {
-    value
-        .map(|v| v.trim())
-        .filter(|v| !v.is_empty())
-        .map(str::to_owned)
-}
 
 impl AppCore {
     pub async fn get_order(&self, id: &str) -> Result<OrderView, CommandError> {
@@ -154,8 +147,8 @@ impl AppCore {
         )?;
         crate::convert::plain_text("near", "Near", search.near.as_deref().unwrap_or_default())?;
         let reference = PharmacyReferenceInput {
-            name: trimmed(search.name.as_ref()),
-            near: trimmed(search.near.as_ref()).map(|text| LocationInput {
+            name: trimmed(search.name.as_deref()),
+            near: trimmed(search.near.as_deref()).map(|text| LocationInput {
                 text: Some(text),
                 ..Default::default()
             }),
