@@ -8,6 +8,8 @@ use std::process::{Command, ExitCode};
 
 use anyhow::{Context as _, Result, bail};
 
+mod bundle;
+
 const USAGE: &str = "\
 usage: cargo xtask <command>
 
@@ -17,6 +19,8 @@ commands:
   test    run every check CI runs: UI checks and tests, format, lints, all Rust tests,
           then the end-to-end journeys
   e2e     build and run only the end-to-end journeys (optional journey-name filters)
+  bundle  build the Linux installers (.deb, .rpm) into target/installers/
+          (--check: install, launch, uninstall the production .deb; see --help)
 
 Missing Debian packages are installed with apt-get when run as root; otherwise the
 command to install them is printed.
@@ -28,6 +32,7 @@ fn main() -> ExitCode {
         Some("run") => run(&args[1..]),
         Some("test") => test(),
         Some("e2e") => e2e(true, &args[1..]),
+        Some("bundle") => bundle::bundle(&args[1..]),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             Ok(())
@@ -272,5 +277,9 @@ fn test() -> Result<()> {
     tests.args(["test", "--workspace", "--locked"]);
     step("cargo test (all crates)", tests)?;
 
-    e2e(false, &[])
+    e2e(false, &[])?;
+
+    // The production installers, installed, launched and removed again.
+    bundle::build(bundle::PRODUCTION)?;
+    bundle::check_production()
 }
