@@ -31,4 +31,7 @@ pub const COMMANDS: &[&str] = &[
     "choose_pharmacy",
     "send_order",
     "cancel_order",
+    "update_status",
+    "check_for_update",
+    "install_update",
 ];

@@ -1,5 +1,6 @@
 //! The `#[tauri::command]`s: one list, [`commands!`], a few lines each handing
-//! over to [`AppCore`]. The same list registers the handlers and generates the
+//! over to [`AppCore`] (or to the state a command names instead, as the update
+//! commands name [`crate::updates::Updates`]). The same list registers the handlers and generates the
 //! TypeScript map of names, arguments and results (`ui/src/bindings/ipc.ts`), so
 //! a command's name is written once here and once in `command_names.rs` (which
 //! `build.rs` needs before this crate exists; a test keeps the two equal).
@@ -15,6 +16,7 @@ use crate::core::{AppCore, Notifier};
 use crate::ipc::*;
 
 type Core<'a> = State<'a, Arc<AppCore>>;
+type Updates<'a> = State<'a, crate::updates::Updates>;
 type Answer<T> = Result<T, CommandError>;
 
 /// Sends core events to the webview.
@@ -66,15 +68,21 @@ fn camel(name: &str) -> String {
     out
 }
 
+/// The state a command works on: the core unless the command names another.
+macro_rules! state_type {
+    () => { Core<'_> };
+    ($state:ty) => { $state };
+}
+
 macro_rules! commands {
     ($(
         $(#[doc = $doc:literal])*
-        fn $name:ident($core:ident $(, $arg:ident: $ty:ty)*) -> $out:ty $body:block
+        fn $name:ident($core:ident $(: $state:ty)? $(, $arg:ident: $ty:ty)*) -> $out:ty $body:block
     )*) => {
         $(
             $(#[doc = $doc])*
             #[tauri::command]
-            pub async fn $name($core: Core<'_> $(, $arg: $ty)*) -> Answer<$out> $body
+            pub async fn $name($core: state_type!($($state)?) $(, $arg: $ty)*) -> Answer<$out> $body
         )*
 
         /// Registers every command on `builder`.
@@ -180,6 +188,14 @@ commands! {
     }
     fn send_order(core, id: String) -> OrderOutcome { core.send_order(&id).await }
     fn cancel_order(core, id: String) -> OrderOutcome { core.cancel_order(&id).await }
+
+    /// Whether this build updates itself, or why not (IT policy, no release key).
+    fn update_status(updates: Updates<'_>) -> UpdatesStatus { Ok(updates.status()) }
+    /// Asks the release server for a newer version; downloads nothing.
+    fn check_for_update(updates: Updates<'_>) -> UpdateCheck { Ok(updates.check().await?) }
+    /// Downloads the version found (progress events), verifies its signature,
+    /// installs it and restarts: only ever on the user's click.
+    fn install_update(updates: Updates<'_>) -> () { Ok(updates.install().await?) }
 }
 
 #[cfg(test)]

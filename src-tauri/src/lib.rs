@@ -12,8 +12,10 @@ pub mod index;
 pub mod ipc;
 pub mod links;
 pub mod logging;
+pub mod policy;
 pub mod sandbox;
 pub mod session_store;
+pub mod updates;
 
 use std::sync::Arc;
 use tauri::{Manager, Runtime};
@@ -134,7 +136,8 @@ pub fn run() -> Result<(), StartError> {
                     tracing::debug!(error = %e, "window not focused");
                 }
             }))
-            .plugin(tauri_plugin_deep_link::init()),
+            .plugin(tauri_plugin_deep_link::init())
+            .plugin(updates::plugin()),
     )
     .build(tauri::generate_context!())?;
     if let Ok(dir) = app.path().app_log_dir() {
@@ -143,6 +146,7 @@ pub fn run() -> Result<(), StartError> {
     tracing::info!(version = env!("CARGO_PKG_VERSION"), "Rx Desk starting");
     let config = platform_config(app.handle())?;
     install_core(&app, config);
+    updates::install(&app, policy::system_path());
     listen_for_links(&app);
     app.run(|_, _| {});
     Ok(())

@@ -5,6 +5,7 @@ export const EVENT_SIGN_IN = "rxdesk://sign-in";
 export const EVENT_SESSION = "rxdesk://session";
 export const EVENT_SIGNING = "rxdesk://signing";
 export const EVENT_OPEN_LINK = "rxdesk://open-link";
+export const EVENT_UPDATE = "rxdesk://update";
 
 export type CommandError = { "kind": "signedOut", message: string, } | { "kind": "refused", code: string, message: string, requiredPermission: string | null, } | { "kind": "invalid", code: string, message: string, field: string | null, } | { "kind": "notFound", message: string, } | { "kind": "network", message: string, } | { "kind": "server", message: string, } | { "kind": "protocol", message: string, } | { "kind": "app", message: string, };
 
@@ -239,6 +240,32 @@ export type FailingOperation = { operation: string, problems: Array<string>, };
 
 export type NetworkCheck = { "kind": "compatible" } | { "kind": "incompatible", failing: Array<FailingOperation>, } | { "kind": "unchecked", message: string, };
 
+export type UpdatesStatus = { "kind": "offered", currentVersion: string, } | { "kind": "notConfigured" } | { "kind": "unavailable", problem: string, } | { "kind": "offByPolicy", path: string, } | { "kind": "policyBroken", problem: string, };
+
+export type UpdateCheck = { "kind": "upToDate", currentVersion: string, } | { "kind": "found", currentVersion: string, version: string, 
+/**
+ * The release notes, as published (plain text).
+ */
+notes: string | null, 
+/**
+ * RFC 3339, when published.
+ */
+date: string | null, };
+
+export type UpdateProgress = { 
+/**
+ * Bytes received so far.
+ */
+downloaded: number, 
+/**
+ * The bundle's size, when the server said.
+ */
+total: number | null, 
+/**
+ * The download is complete and verified; installing follows, then a restart.
+ */
+verified: boolean, };
+
 /** Every command: its arguments and its result (from `commands!` in src-tauri/src/commands.rs). */
 export interface Commands {
   app_status: { args: {  }; result: AppStatus };
@@ -269,4 +296,7 @@ export interface Commands {
   choose_pharmacy: { args: { orderId: string; pharmacyId: string | null }; result: OrderOutcome };
   send_order: { args: { id: string }; result: OrderOutcome };
   cancel_order: { args: { id: string }; result: OrderOutcome };
+  update_status: { args: {  }; result: UpdatesStatus };
+  check_for_update: { args: {  }; result: UpdateCheck };
+  install_update: { args: {  }; result: null };
 }

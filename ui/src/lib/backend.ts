@@ -15,8 +15,9 @@ import type {
   SignInEvent,
   SignRequest,
   SigningProgress,
+  UpdateProgress,
 } from '../bindings/ipc';
-import { EVENT_OPEN_LINK, EVENT_SESSION, EVENT_SIGN_IN, EVENT_SIGNING } from '../bindings/ipc';
+import { EVENT_OPEN_LINK, EVENT_SESSION, EVENT_SIGN_IN, EVENT_SIGNING, EVENT_UPDATE } from '../bindings/ipc';
 
 export type Unlisten = () => void;
 
@@ -106,6 +107,9 @@ export const api = {
     call('choose_pharmacy', { orderId, pharmacyId }),
   sendOrder: (id: string) => call('send_order', { id }),
   cancelOrder: (id: string) => call('cancel_order', { id }),
+  updateStatus: () => call('update_status', {}),
+  checkForUpdate: () => call('check_for_update', {}),
+  installUpdate: () => call('install_update', {}),
 };
 
 function listen<T>(event: string, handler: (payload: T) => void): Promise<Unlisten> {
@@ -117,3 +121,4 @@ export const onSignIn = (handler: (e: SignInEvent) => void) => listen(EVENT_SIGN
 export const onSession = (handler: (e: SessionEvent) => void) => listen(EVENT_SESSION, handler);
 export const onSigning = (handler: (e: SigningProgress) => void) => listen(EVENT_SIGNING, handler);
 export const onOpenLink = (handler: (e: LinkEvent) => void) => listen(EVENT_OPEN_LINK, handler);
+export const onUpdate = (handler: (e: UpdateProgress) => void) => listen(EVENT_UPDATE, handler);

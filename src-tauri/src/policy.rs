@@ -1,0 +1,230 @@
+//! The IT policy: a system-wide file an IT-managed install uses to turn
+//! features off for every user of the machine. Today it holds one setting:
+//!
+//! ```toml
+//! # /etc/rxdesk/policy.toml (Linux)
+//! # %ProgramData%\Rx Desk\policy.toml (Windows)
+//! # /Library/Application Support/Rx Desk/policy.toml (macOS)
+//! updates = false
+//! ```
+//!
+//! No file means no policy (updates offered). The file is writable only by an
+//! administrator, and nothing a user controls (environment variable, setting)
+//! outranks it. A policy that cannot be read or understood fails closed: the
+//! features it could turn off stay off, and Settings says why. Unknown keys are
+//! logged and otherwise ignored, so a newer policy file does not break an older
+//! app.
+
+use std::path::{Path, PathBuf};
+
+/// The file's name inside the system-wide directory.
+const FILE_NAME: &str = "policy.toml";
+/// The keys this version understands.
+const KNOWN_KEYS: &[&str] = &["updates"];
+
+/// What IT allows on this machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Policy {
+    /// Whether the app may check for and install updates (`updates`, default `true`).
+    pub updates: bool,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Self { updates: true }
+    }
+}
+
+/// A policy file as read: the policy and the keys it had that this version does
+/// not know (logged, not fatal).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parsed {
+    pub policy: Policy,
+    pub unknown_keys: Vec<String>,
+}
+
+/// Why a policy file could not be used; every feature it governs stays off.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyError {
+    #[error(
+        "the IT policy file {} cannot be read ({source}); ask your IT team to make it readable or remove it",
+        path.display()
+    )]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "the IT policy file {} is not valid: {problem}; ask your IT team to correct it (it holds e.g. `updates = false`)",
+        path.display()
+    )]
+    Malformed { path: PathBuf, problem: String },
+}
+
+/// Parses a policy file's text. Malformed TOML or a known key with the wrong
+/// type is an error (the caller fails closed); unknown keys are returned.
+pub fn parse(text: &str) -> Result<Parsed, String> {
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        // The message without the source excerpt toml adds: one line for Settings.
+        e.message().to_owned()
+    })?;
+    let updates = match table.get("updates") {
+        None => true,
+        Some(toml::Value::Boolean(on)) => *on,
+        Some(other) => {
+            return Err(format!(
+                "`updates` must be true or false, not {} ({other})",
+                other.type_str()
+            ));
+        }
+    };
+    let unknown_keys = table
+        .keys()
+        .filter(|k| !KNOWN_KEYS.contains(&k.as_str()))
+        .cloned()
+        .collect();
+    Ok(Parsed {
+        policy: Policy { updates },
+        unknown_keys,
+    })
+}
+
+/// Reads the policy at `path`: none there is the default policy; a file that
+/// cannot be read or parsed is an error. Unknown keys are logged.
+pub fn read(path: &Path) -> Result<Policy, PolicyError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Policy::default()),
+        Err(source) => {
+            return Err(PolicyError::Unreadable {
+                path: path.to_owned(),
+                source,
+            });
+        }
+    };
+    let parsed = parse(&text).map_err(|problem| PolicyError::Malformed {
+        path: path.to_owned(),
+        problem,
+    })?;
+    if !parsed.unknown_keys.is_empty() {
+        tracing::warn!(
+            path = %path.display(),
+            keys = ?parsed.unknown_keys,
+            "the IT policy file has keys this version does not know; they are ignored"
+        );
+    }
+    Ok(parsed.policy)
+}
+
+/// Where the policy lives on Linux (and other Unix-likes but macOS).
+pub fn linux_path() -> PathBuf {
+    PathBuf::from("/etc/rxdesk").join(FILE_NAME)
+}
+
+/// Where the policy lives on macOS.
+pub fn macos_path() -> PathBuf {
+    PathBuf::from("/Library/Application Support/Rx Desk").join(FILE_NAME)
+}
+
+/// Where the policy lives on Windows, given the ProgramData folder.
+pub fn windows_path(program_data: &Path) -> PathBuf {
+    program_data.join("Rx Desk").join(FILE_NAME)
+}
+
+/// This machine's policy file.
+pub fn system_path() -> PathBuf {
+    #[cfg(windows)]
+    {
+        // The Known Folders API, not `%ProgramData%` (which the user can set);
+        // the documented default when the API has no answer.
+        let program_data =
+            known_folders::get_known_folder_path(known_folders::KnownFolder::ProgramData)
+                .unwrap_or_else(|| PathBuf::from(r"C:\ProgramData"));
+        windows_path(&program_data)
+    }
+    #[cfg(target_os = "macos")]
+    {
+        macos_path()
+    }
+    #[cfg(not(any(windows, target_os = "macos")))]
+    {
+        linux_path()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[test]
+    fn no_setting_allows_updates_and_false_turns_them_off() {
+        assert!(parse("").unwrap().policy.updates);
+        assert!(parse("# managed by IT\n").unwrap().policy.updates);
+        assert!(parse("updates = true").unwrap().policy.updates);
+        let off = parse("updates = false\n").unwrap();
+        assert!(!off.policy.updates);
+        assert!(off.unknown_keys.is_empty());
+    }
+
+    #[test]
+    fn unknown_keys_are_reported_and_do_not_change_the_policy() {
+        let mut parsed = parse("updates = false\ntelemetry = false\n[future]\nx = 1\n").unwrap();
+        assert!(!parsed.policy.updates);
+        parsed.unknown_keys.sort();
+        assert_eq!(parsed.unknown_keys, vec!["future", "telemetry"]);
+    }
+
+    #[test]
+    fn malformed_toml_or_a_wrong_type_is_an_error() {
+        assert!(parse("updates = ").is_err());
+        assert!(parse("updates = no").is_err());
+        let wrong = parse("updates = \"false\"").unwrap_err();
+        assert!(wrong.contains("true or false"), "{wrong}");
+        assert!(parse("updates = 0").is_err());
+    }
+
+    #[test]
+    fn a_missing_file_is_the_default_policy() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(
+            read(&dir.path().join("policy.toml")).unwrap(),
+            Policy::default()
+        );
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_parsed_or_read_is_an_error_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("policy.toml");
+        std::fs::write(&path, "updates = maybe").unwrap();
+        let e = read(&path).unwrap_err();
+        assert!(matches!(e, PolicyError::Malformed { .. }));
+        assert!(e.to_string().contains("policy.toml"), "{e}");
+        // A directory where the file should be: unreadable, not "no policy".
+        let dir_path = dir.path().join("dir.toml");
+        std::fs::create_dir(&dir_path).unwrap();
+        assert!(matches!(
+            read(&dir_path).unwrap_err(),
+            PolicyError::Unreadable { .. }
+        ));
+    }
+
+    #[test]
+    fn each_platform_has_its_system_wide_path() {
+        assert_eq!(linux_path(), PathBuf::from("/etc/rxdesk/policy.toml"));
+        assert_eq!(
+            macos_path(),
+            PathBuf::from("/Library/Application Support/Rx Desk/policy.toml")
+        );
+        assert_eq!(
+            windows_path(Path::new("C:/ProgramData")),
+            Path::new("C:/ProgramData")
+                .join("Rx Desk")
+                .join("policy.toml")
+        );
+        #[cfg(target_os = "linux")]
+        assert_eq!(system_path(), linux_path());
+    }
+}
