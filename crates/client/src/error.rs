@@ -44,7 +44,8 @@ pub enum ClientError {
         service: String,
         retryable: bool,
     },
-    /// The network could not be reached or the connection broke.
+    /// The network could not be reached, the connection broke, or the server's
+    /// certificate is not trusted (the message then says what to ask IT for).
     #[error("network trouble: {message}")]
     Network { message: String },
     /// The server failed (5xx or an error it reported about itself).
@@ -90,6 +91,10 @@ impl ClientError {
                 status: Some(status.as_u16()),
                 message: e.to_string(),
             }
+        } else if let Some(refused) = refused_certificate(&e) {
+            Self::Network {
+                message: certificate_message(refused),
+            }
         } else {
             Self::Network {
                 message: error_chain(&e),
@@ -116,6 +121,52 @@ pub(crate) fn shape_error(e: &dyn std::fmt::Display) -> String {
         Some((_, expected)) => format!("a value of the wrong type, expected {expected}"),
         None => "a value of the wrong type".to_owned(),
     }
+}
+
+/// The certificate problem behind a failed connection, if that is what it was.
+/// rustls reports through an `io::Error`, whose `source()` skips the error it
+/// wraps: an `io::Error` is followed into what it wraps.
+fn refused_certificate<'a>(
+    e: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a rustls::CertificateError> {
+    let mut next = Some(e);
+    while let Some(e) = next {
+        if let Some(rustls::Error::InvalidCertificate(refused)) = e.downcast_ref::<rustls::Error>()
+        {
+            return Some(refused);
+        }
+        next = match e.downcast_ref::<std::io::Error>() {
+            Some(io) => io
+                .get_ref()
+                .map(|inner| inner as &(dyn std::error::Error + 'static)),
+            None => e.source(),
+        };
+    }
+    None
+}
+
+/// What to tell a person whose connection failed on the server's certificate:
+/// what was wrong, and what fixes it on a clinic network that inspects HTTPS.
+fn certificate_message(refused: &rustls::CertificateError) -> String {
+    use rustls::CertificateError as C;
+    let what = match refused {
+        C::UnknownIssuer => "the server's certificate is not trusted: its certificate authority \
+             is not in this computer's trust store"
+            .to_owned(),
+        C::NotValidForName | C::NotValidForNameContext { .. } => {
+            "the server's certificate is not trusted: it was issued for another name".to_owned()
+        }
+        C::Expired | C::ExpiredContext { .. } => {
+            "the server's certificate is not trusted: it has expired (check this computer's clock)"
+                .to_owned()
+        }
+        other => format!("the server's certificate is not trusted: {other}"),
+    };
+    format!(
+        "{what}. If your clinic's network inspects HTTPS, ask its IT to install the network's \
+         certificate authority in the system's trust store (on Linux, the system bundle or \
+         SSL_CERT_FILE)"
+    )
 }
 
 /// `e` and its sources on one line ("error sending request: connection refused").
@@ -159,6 +210,31 @@ mod tests {
 
         assert!(!text.contains("secret"), "{text}");
         assert!(text.contains("expected u64"), "{text}");
+    }
+
+    #[test]
+    fn an_unknown_certificate_authority_is_named_with_what_to_do() {
+        let wrapped = std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer),
+        );
+        let outer = std::io::Error::other(wrapped);
+
+        let refused = refused_certificate(&outer).map(certificate_message);
+
+        let message = refused.unwrap();
+        assert!(
+            message.starts_with("the server's certificate is not trusted"),
+            "{message}"
+        );
+        assert!(message.contains("trust store"), "{message}");
+    }
+
+    #[test]
+    fn a_refused_connection_is_no_certificate_problem() {
+        let e = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+
+        assert!(refused_certificate(&e).is_none());
     }
 
     #[test]

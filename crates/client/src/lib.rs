@@ -7,7 +7,7 @@
 //! | item | what it is |
 //! | --- | --- |
 //! | [`Environment`], [`BackendCredentials`] | which network: auth server, API, audience, client id; TOML or `RXDESK_*` variables; a public client never holds a secret |
-//! | [`Client`] | the entry point: one per environment, shares one HTTP client |
+//! | [`Client`] | the entry point: one per environment, shares its HTTP clients (the OS trust store and proxy; loopback direct) |
 //! | [`Client::sign_in`] → [`SignIn`] → [`PendingSignIn`] → [`Session`] | browser sign-in: PKCE, loopback listener, [`UrlOpener`], cancel ([`CancelHandle`]), timeout; errors in [`SignInError`] |
 //! | [`Session`], [`Client::renew`], [`Client::sign_out`] | the user's token, expiry, permissions (the token response's `scope`), user and organization (OpenID Connect UserInfo); renewal by refresh token (rotation); revocation ([`SignOutReport`]) |
 //! | [`MachineTokens`], [`Client::machine_tokens`] | client-credentials tokens, cached and shared, one request in flight |
@@ -33,6 +33,7 @@
 
 mod environment;
 mod error;
+mod http;
 pub mod network;
 mod redact;
 mod secret;
@@ -57,19 +58,20 @@ pub use signin::{
 };
 pub use token::MachineTokens;
 
-/// One network: its [`Environment`] and a shared HTTP client (redirects
-/// disabled, bounded timeouts). Cheap to clone.
+/// One network: its [`Environment`] and shared HTTP clients (redirects
+/// disabled, bounded timeouts, the operating system's trust store and proxy,
+/// loopback never proxied). Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct Client {
     environment: Arc<Environment>,
-    http: reqwest::Client,
+    http: http::Http,
 }
 
 impl Client {
     pub fn new(environment: Environment) -> Result<Self, ClientError> {
         Ok(Self {
             environment: Arc::new(environment),
-            http: token::http_client()?,
+            http: http::Http::new()?,
         })
     }
 
@@ -77,7 +79,7 @@ impl Client {
         &self.environment
     }
 
-    pub(crate) fn http(&self) -> &reqwest::Client {
+    pub(crate) fn http(&self) -> &http::Http {
         &self.http
     }
 
@@ -94,25 +96,27 @@ impl Client {
 
     /// The Network API with a bearer token obtained elsewhere.
     pub fn network_with_token(&self, token: Secret) -> network::Network {
+        let endpoint = self.environment.graphql_endpoint();
         network::Network::new(transport::Transport::new(
-            self.http.clone(),
-            self.environment.graphql_endpoint(),
+            self.http.for_url(&endpoint).clone(),
+            endpoint,
             transport::Auth::Bearer(token),
         ))
     }
 
     /// The Network API as a backend, sharing `tokens` with other callers.
     pub fn machine_network(&self, tokens: MachineTokens) -> network::Network {
+        let endpoint = self.environment.graphql_endpoint();
         network::Network::new(transport::Transport::new(
-            self.http.clone(),
-            self.environment.graphql_endpoint(),
+            self.http.for_url(&endpoint).clone(),
+            endpoint,
             transport::Auth::Machine(tokens),
         ))
     }
 
     /// Machine tokens for a backend, cached and shared by every clone.
     pub fn machine_tokens(&self, credentials: BackendCredentials) -> MachineTokens {
-        MachineTokens::with_http(self.http.clone(), &self.environment, credentials)
+        MachineTokens::with_http(&self.http, &self.environment, credentials)
     }
 
     /// Renews a session with its refresh token. Store the returned session: the

@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::environment::Environment;
 use crate::error::{ClientError, shape_error};
+use crate::http::Http;
 use crate::secret::Secret;
 
 /// Lifetime assumed when a token response omits `expires_in`: short, so the app
@@ -227,7 +228,7 @@ impl From<&BasicTokenResponse> for TokenParts {
 /// Renews `session` with its refresh token. The server rotates refresh tokens:
 /// the returned session holds the new pair and must replace the stored one.
 pub(crate) async fn renew(
-    http: &reqwest::Client,
+    http: &Http,
     environment: &Environment,
     session: &Session,
 ) -> Result<Session, ClientError> {
@@ -248,7 +249,7 @@ pub(crate) async fn renew(
     let refresh = RefreshToken::new(refresh.expose().to_owned());
     let token = client
         .exchange_refresh_token(&refresh)
-        .request_async(http)
+        .request_async(http.for_url(&environment.token_endpoint()))
         .await
         .map_err(token_request_error)?;
     let parts = TokenParts::from(&token);
@@ -305,12 +306,14 @@ struct BearerErrorBody {
 /// acts for. A refused token is [`ClientError::SignedOut`] (401) or
 /// [`ClientError::Refused`] (403), with the RFC 6750 `error` as its code.
 pub(crate) async fn user_info(
-    http: &reqwest::Client,
+    http: &Http,
     environment: &Environment,
     access_token: &Secret,
 ) -> Result<UserInfo, ClientError> {
+    let endpoint = environment.userinfo_endpoint();
     let response = http
-        .get(environment.userinfo_endpoint())
+        .for_url(&endpoint)
+        .get(endpoint)
         .bearer_auth(access_token.expose())
         .header(reqwest::header::ACCEPT, "application/json")
         .send()
@@ -394,7 +397,7 @@ fn challenge_param(challenge: &str, name: &str) -> Option<String> {
 
 /// Revokes the session's refresh token (RFC 7009). Never fails: the outcome is reported.
 pub(crate) async fn sign_out(
-    http: &reqwest::Client,
+    http: &Http,
     environment: &Environment,
     session: Session,
 ) -> SignOutReport {
@@ -416,8 +419,10 @@ pub(crate) async fn sign_out(
         ("client_id", environment.client_id()),
     ];
     let result = async {
+        let endpoint = environment.revocation_endpoint();
         let response = http
-            .post(environment.revocation_endpoint())
+            .for_url(&endpoint)
+            .post(endpoint)
             .form(&form)
             .send()
             .await
@@ -555,7 +560,7 @@ mod tests {
             "rxdesk-desktop",
         )
         .unwrap();
-        let http = reqwest::Client::new();
+        let http = Http::new().unwrap();
 
         let renewed = renew(&http, &elsewhere, &session()).await;
         let revoked = sign_out(&http, &elsewhere, session()).await;

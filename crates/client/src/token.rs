@@ -1,5 +1,4 @@
-//! What every call to the authorization server's token endpoint shares: the HTTP
-//! client (redirects disabled, as `oauth2` requires, and timeouts), the token
+//! What every call to the authorization server's token endpoint shares: the token
 //! response, RFC 6749 §5.2 error bodies mapped to [`ClientError`], and the
 //! machine-token cache [`MachineTokens`] (client credentials as the contract's
 //! JSON body; one cached token, one request in flight). Browser sign-in and
@@ -16,23 +15,13 @@ use url::Url;
 
 use crate::environment::{BackendCredentials, Environment};
 use crate::error::{ClientError, shape_error};
+use crate::http::Http;
 use crate::secret::Secret;
 
 /// The longest lifetime we believe a token endpoint (one year).
 const MAX_LIFETIME_SECS: u64 = 365 * 86_400;
 /// The longest we renew a token ahead of its expiry.
 const MAX_RENEW_AHEAD: Duration = Duration::from_secs(300);
-
-/// A reqwest client for the network: no redirects (a token endpoint that
-/// redirects is an attack, not a feature), bounded waits.
-pub(crate) fn http_client() -> Result<reqwest::Client, ClientError> {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .connect_timeout(Duration::from_secs(10))
-        .timeout(Duration::from_secs(30))
-        .build()
-        .map_err(ClientError::from_reqwest)
-}
 
 /// RFC 6749 §5.2 error body.
 #[derive(Debug, Deserialize)]
@@ -136,18 +125,19 @@ impl MachineTokens {
         environment: &Environment,
         credentials: BackendCredentials,
     ) -> Result<Self, ClientError> {
-        Ok(Self::with_http(http_client()?, environment, credentials))
+        Ok(Self::with_http(&Http::new()?, environment, credentials))
     }
 
     pub(crate) fn with_http(
-        http: reqwest::Client,
+        http: &Http,
         environment: &Environment,
         credentials: BackendCredentials,
     ) -> Self {
+        let token_url = environment.token_endpoint();
         Self {
             inner: Arc::new(Inner {
-                http,
-                token_url: environment.token_endpoint(),
+                http: http.for_url(&token_url).clone(),
+                token_url,
                 audience: environment.audience().to_owned(),
                 credentials,
                 state: Mutex::new(State::default()),
