@@ -39,7 +39,9 @@ impl From<ClientError> for CommandError {
                 field,
             },
             ClientError::NotFound { message } => Self::NotFound { message },
-            ClientError::Network { message } => Self::Network { message },
+            ClientError::Network { message } | ClientError::Untrusted { message } => {
+                Self::Network { message }
+            }
             ClientError::Server { message, .. } | ClientError::Upstream { message, .. } => {
                 Self::Server { message }
             }
@@ -54,7 +56,9 @@ pub fn sign_in_failure(e: &SignInError) -> (SignInFailure, String) {
         SignInError::Denied { .. } => SignInFailure::AccessDenied,
         SignInError::TimedOut => SignInFailure::Timeout,
         SignInError::Cancelled => SignInFailure::Cancelled,
-        SignInError::Client(ClientError::Network { .. }) => SignInFailure::Network,
+        SignInError::Client(ClientError::Network { .. } | ClientError::Untrusted { .. }) => {
+            SignInFailure::Network
+        }
         SignInError::Authorization { .. }
         | SignInError::Listener { .. }
         | SignInError::Client(_) => SignInFailure::Other,

@@ -44,10 +44,14 @@ pub enum ClientError {
         service: String,
         retryable: bool,
     },
-    /// The network could not be reached, the connection broke, or the server's
-    /// certificate is not trusted (the message then says what to ask IT for).
+    /// The network could not be reached or the connection broke.
     #[error("network trouble: {message}")]
     Network { message: String },
+    /// The server's certificate is not trusted (unknown authority, another
+    /// name, expired). It will fail again until IT fixes the trust store or
+    /// the clock, so it is never retried; the message says what to ask for.
+    #[error("{message}")]
+    Untrusted { message: String },
     /// The server failed (5xx or an error it reported about itself).
     #[error("server trouble{}: {message}", status.map(|s| format!(" (HTTP {s})")).unwrap_or_default())]
     Server {
@@ -74,6 +78,7 @@ impl ClientError {
             Self::NotFound { .. } => "not_found",
             Self::Upstream { .. } => "upstream",
             Self::Network { .. } => "network",
+            Self::Untrusted { .. } => "untrusted",
             Self::Server { .. } => "server",
             Self::Protocol { .. } => "protocol",
         }
@@ -91,15 +96,20 @@ impl ClientError {
                 status: Some(status.as_u16()),
                 message: e.to_string(),
             }
-        } else if let Some(refused) = refused_certificate(&e) {
-            Self::Network {
-                message: certificate_message(refused),
-            }
+        } else if let Some(untrusted) = Self::untrusted(&e) {
+            untrusted
         } else {
             Self::Network {
                 message: error_chain(&e),
             }
         }
+    }
+
+    /// [`ClientError::Untrusted`] if a certificate refusal is behind `e`.
+    pub(crate) fn untrusted(e: &(dyn std::error::Error + 'static)) -> Option<Self> {
+        refused_certificate(e).map(|refused| Self::Untrusted {
+            message: certificate_message(refused),
+        })
     }
 
     pub(crate) fn protocol(message: impl Into<String>) -> Self {

@@ -469,7 +469,8 @@ where
                 },
             }
         }
-        RequestTokenError::Request(e) => ClientError::Network { message: chain(&e) },
+        RequestTokenError::Request(e) => ClientError::untrusted(&e)
+            .unwrap_or_else(|| ClientError::Network { message: chain(&e) }),
         RequestTokenError::Parse(e, _) => ClientError::Protocol {
             message: format!("token endpoint answer: {}", crate::error::shape_error(&e)),
         },

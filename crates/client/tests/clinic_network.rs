@@ -143,7 +143,7 @@ async fn a_private_ca_in_the_os_store_is_trusted() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_ca_missing_from_the_os_store_is_a_network_error_saying_what_to_do() {
+async fn a_ca_missing_from_the_os_store_is_refused_once_saying_what_to_do() {
     if is_child() {
         return child_pings().await;
     }
@@ -151,7 +151,7 @@ async fn a_ca_missing_from_the_os_store_is_a_network_error_saying_what_to_do() {
     let store = network.store_without_the_clinic_ca();
 
     let outcome = run_child(
-        "a_ca_missing_from_the_os_store_is_a_network_error_saying_what_to_do",
+        "a_ca_missing_from_the_os_store_is_refused_once_saying_what_to_do",
         &[
             (URL_VAR, &network.url_by_name()),
             ("HTTPS_PROXY", &network.proxy.url()),
@@ -162,14 +162,15 @@ async fn a_ca_missing_from_the_os_store_is_a_network_error_saying_what_to_do() {
 
     assert!(
         outcome.starts_with(
-            "network: network trouble: the server's certificate is not trusted: \
+            "untrusted: the server's certificate is not trusted: \
              its certificate authority is not in this computer's trust store"
         ),
         "{outcome}"
     );
     assert!(outcome.contains("ask its IT to install"), "{outcome}");
     assert!(!outcome.contains("maple-backend-secret"), "{outcome}");
-    assert!(!network.proxy.tunnels().is_empty());
+    // It will fail again: tried once, never retried.
+    assert_eq!(network.proxy.tunnels().len(), 1);
     assert_eq!(network.forwarder.count("/oauth/token"), 0);
 }
 
