@@ -257,7 +257,7 @@ fn check_rpm(rpm: &Path) -> Result<()> {
         "rpm -qp --requires",
         Command::new("rpm").args(["-qp", "--requires"]).arg(rpm),
     )?;
-    for need in ["xdg-utils", "webkit2gtk4.1"] {
+    for need in ["xdg-utils", "libwebkit2gtk-4.1.so.0"] {
         ensure!(
             requires.lines().any(|l| l.trim().starts_with(need)),
             "the .rpm does not require {need}: {requires}"
