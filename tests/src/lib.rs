@@ -10,6 +10,7 @@
 
 pub mod browser;
 pub mod desktop;
+pub mod flows;
 pub mod process;
 pub mod services;
 pub mod tokens;

@@ -8,6 +8,8 @@ use std::process::{Command, ExitCode};
 
 use anyhow::{Context as _, Result, bail};
 
+mod bench;
+
 mod bundle;
 
 const USAGE: &str = "\
@@ -19,6 +21,8 @@ commands:
   test    run every check CI runs: UI checks and tests, format, lints, all Rust tests,
           then the end-to-end journeys
   e2e     build and run only the end-to-end journeys (optional journey-name filters)
+  bench   measure Rx Desk against references built in the same run; writes
+          target/bench/report.md and report.json (--quick: one tiny run, checks the shape)
   bundle  build the Linux installers (.deb, .rpm) into target/installers/
           (--check: install, launch, uninstall the production .deb; see --help)
 
@@ -32,6 +36,7 @@ fn main() -> ExitCode {
         Some("run") => run(&args[1..]),
         Some("test") => test(),
         Some("e2e") => e2e(true, &args[1..]),
+        Some("bench") => bench::bench(&args[1..]),
         Some("bundle") => bundle::bundle(&args[1..]),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");

@@ -1,0 +1,150 @@
+//! What the in-process figures share: the Network API documents the bench
+//! sends (a patient Get, a Sync, a draft), a machine token by client
+//! credentials, and a GraphQL call over plain HTTP.
+
+use anyhow::{Context, Result, bail};
+use url::Url;
+
+/// The patient Get: `patient(patient: { id })` — reads, changes nothing.
+pub const GET_PATIENT: &str = "mutation Get($patient: PatientInput!, $metadata: RequestMetadata!) { \
+    patient(patient: $patient, metadata: $metadata) { __typename \
+    ... on PatientPayload { patient { __typename ... on Patient { id \
+    demographic { name { first last } dateOfBirth sex phone email } \
+    clinical { allergies { name } medications { name } diagnoses { name } } } } } \
+    ... on UnauthorizedError { code message } } }";
+
+/// A Sync with the four fields that add someone new.
+const SYNC_PATIENT: &str = "mutation Sync($patient: PatientInput!, $metadata: RequestMetadata!) { \
+    patient(patient: $patient, metadata: $metadata) { __typename \
+    ... on PatientPayload { patient { __typename ... on Patient { id } } unappliedChanges { key reason } } \
+    ... on UnauthorizedError { code message } } }";
+
+/// A draft from a drug: its id and the content hash a prescriber signs.
+const DRAFT: &str = "mutation Draft($prescription: PrescriptionInput!, $metadata: RequestMetadata!) { \
+    prescription(prescription: $prescription, metadata: $metadata) { __typename \
+    ... on PrescriptionPayload { prescription { id signing { state contentHash } } unappliedChanges { key reason } } \
+    ... on UnauthorizedError { code message } } }";
+
+/// The Network API's request metadata, as a backend sends it.
+pub fn metadata() -> serde_json::Value {
+    serde_json::json!({ "source": "DIRECT_API", "client": "rxdesk-bench" })
+}
+
+/// The request body of a Get of `patient_id`.
+pub fn get_patient_body(patient_id: &str) -> serde_json::Value {
+    serde_json::json!({
+        "query": GET_PATIENT,
+        "variables": { "patient": { "id": patient_id }, "metadata": metadata() },
+    })
+}
+
+/// A machine token for a backend (client credentials, the contract's JSON body).
+pub async fn machine_token(
+    http: &reqwest::Client,
+    origin: &Url,
+    (client_id, secret): (&str, &str),
+    audience: &str,
+) -> Result<String> {
+    let answer: serde_json::Value = http
+        .post(origin.join("/oauth/token")?)
+        .json(&serde_json::json!({
+            "grant_type": "client_credentials",
+            "client_id": client_id,
+            "client_secret": secret,
+            "audience": audience,
+        }))
+        .send()
+        .await?
+        .error_for_status()?
+        .json()
+        .await?;
+    answer["access_token"]
+        .as_str()
+        .map(str::to_owned)
+        .context("no access_token in the token response")
+}
+
+/// A Network API call; the `data` of the answer.
+pub async fn graphql(
+    http: &reqwest::Client,
+    origin: &Url,
+    token: &str,
+    query: &str,
+    variables: serde_json::Value,
+) -> Result<serde_json::Value> {
+    let answer: serde_json::Value = http
+        .post(origin.join("/graphql")?)
+        .bearer_auth(token)
+        .json(&serde_json::json!({ "query": query, "variables": variables }))
+        .send()
+        .await?
+        .json()
+        .await?;
+    if let Some(errors) = answer.get("errors") {
+        bail!("GraphQL errors: {errors}");
+    }
+    Ok(answer["data"].clone())
+}
+
+/// Adds a patient (a Sync of someone new); returns the id.
+pub async fn add_patient(
+    http: &reqwest::Client,
+    origin: &Url,
+    token: &str,
+    (first, last): (&str, &str),
+) -> Result<String> {
+    let data = graphql(
+        http,
+        origin,
+        token,
+        SYNC_PATIENT,
+        serde_json::json!({
+            "patient": { "demographic": {
+                "name": { "first": first, "last": last },
+                "dateOfBirth": "1968-03-14",
+                "sex": "FEMALE",
+                "phone": "+16175550188",
+            }},
+            "metadata": metadata(),
+        }),
+    )
+    .await?;
+    let id = data["patient"]["patient"]["id"]
+        .as_str()
+        .unwrap_or_default();
+    if id.is_empty() {
+        bail!("the patient was not added: {data}");
+    }
+    Ok(id.to_owned())
+}
+
+/// A signable draft (azithromycin, which screens clean without allergies) for
+/// `patient_id`; returns `(id, content hash)`.
+pub async fn add_draft(
+    http: &reqwest::Client,
+    origin: &Url,
+    token: &str,
+    patient_id: &str,
+) -> Result<(String, String)> {
+    let data = graphql(
+        http,
+        origin,
+        token,
+        DRAFT,
+        serde_json::json!({
+            "prescription": {
+                "patient": { "id": patient_id },
+                "treatment": { "id": "med_azithromycin_250_tab" },
+                "instructions": "Take 2 tablets on day 1, then 1 daily",
+                "dispense": { "quantity": 6, "unit": "tablet", "daysSupply": 5 },
+            },
+            "metadata": metadata(),
+        }),
+    )
+    .await?;
+    let p = &data["prescription"]["prescription"];
+    match (p["id"].as_str(), p["signing"]["contentHash"].as_str()) {
+        (Some(id), Some(hash)) => Ok((id.to_owned(), hash.to_owned())),
+        _ => bail!("no draft: {data}"),
+    }
+}

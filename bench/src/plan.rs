@@ -1,0 +1,44 @@
+//! How much a run measures: the full run of the issue (5 runs of everything,
+//! N = 1, 10, 100 drafts) or `--quick` (one run each, N = 1 and 10, ~500 API
+//! calls: it proves every row is produced, its numbers mean little).
+
+use std::time::Duration;
+
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub quick: bool,
+    /// Runs of every figure (the median is taken over them).
+    pub runs: usize,
+    /// How long each load run of the API figure lasts.
+    pub api_duration: Duration,
+    /// API calls of the machine-token figure.
+    pub token_calls: usize,
+    /// Batch sizes of the signing figure, smallest (one) first.
+    pub signing: Vec<usize>,
+    /// How long the app idles before its memory is read.
+    pub idle: Duration,
+}
+
+impl Plan {
+    pub fn full() -> Self {
+        Self {
+            quick: false,
+            runs: 5,
+            api_duration: Duration::from_secs(4),
+            token_calls: 10_000,
+            signing: vec![1, 10, 100],
+            idle: Duration::from_secs(10),
+        }
+    }
+
+    pub fn quick() -> Self {
+        Self {
+            quick: true,
+            runs: 1,
+            api_duration: Duration::from_millis(500),
+            token_calls: 512,
+            signing: vec![1, 10],
+            idle: Duration::from_secs(3),
+        }
+    }
+}

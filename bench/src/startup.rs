@@ -1,0 +1,122 @@
+//! Cold start to interactive: from the WebDriver request that starts the app
+//! (WebKitWebDriver spawns the process on it) until the first screen's main
+//! control is focusable — for Rx Desk, **Sign in with your browser** shown and
+//! enabled (no session stored); for the empty Tauri app, its window's page
+//! shown. Polled in the page every 5 ms through the same WebDriver session, so
+//! both sides carry the same automation overhead.
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use fantoccini::{Client, ClientBuilder};
+use rxdesk_e2e::process::{Guard, free_port, wait_for};
+use rxdesk_e2e::services::require;
+
+/// In the page: whether Rx Desk's first control can take focus.
+pub const RXDESK_READY: &str = "const b = Array.from(document.querySelectorAll('button'))\
+    .find(b => b.textContent.trim() === 'Sign in with your browser');\
+    return !!b && !b.disabled && b.tabIndex >= 0 && b.getClientRects().length > 0;";
+
+/// In the page: whether the empty app's window shows its page.
+pub const EMPTY_READY: &str = "const h = document.querySelector('h1');\
+    return document.readyState !== 'loading' && !!h && h.getClientRects().length > 0;";
+
+/// A launch through `tauri-driver`, timed from the session request.
+#[derive(Debug)]
+pub struct Probe {
+    client: Option<Client>,
+    _driver: Guard,
+}
+
+impl Probe {
+    /// Starts `tauri-driver`, then times the session request on `app` until
+    /// `ready` (a script answering a boolean) answers true.
+    pub async fn launch(
+        app: &Path,
+        env: &[(String, OsString)],
+        log: &Path,
+        ready: &str,
+    ) -> Result<(Self, Duration)> {
+        require(
+            "tauri-driver",
+            "cargo install tauri-driver --locked --version ^2",
+        )?;
+        let port = free_port()?;
+        let native_port = free_port()?;
+        let driver = Guard::spawn(
+            "tauri-driver",
+            Command::new("tauri-driver")
+                .arg("--port")
+                .arg(port.to_string())
+                .arg("--native-port")
+                .arg(native_port.to_string())
+                .env_clear()
+                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+                .envs(env.iter().map(|(k, v)| (k, v))),
+            log,
+        )?;
+        let endpoint = format!("http://127.0.0.1:{port}");
+        let http = reqwest::Client::new();
+        wait_for(
+            "tauri-driver to answer",
+            Duration::from_secs(20),
+            || async {
+                Ok(http
+                    .get(format!("{endpoint}/status"))
+                    .send()
+                    .await
+                    .ok()
+                    .filter(|r| r.status().is_success())
+                    .map(|_| ()))
+            },
+        )
+        .await?;
+        let serde_json::Value::Object(capabilities) =
+            serde_json::json!({ "tauri:options": { "application": app } })
+        else {
+            bail!("capabilities are not an object");
+        };
+
+        let started = Instant::now();
+        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(capabilities)
+            .connect(&endpoint)
+            .await
+            .with_context(|| {
+                format!(
+                    "no WebDriver session on {}; see {}",
+                    app.display(),
+                    log.display()
+                )
+            })?;
+        let probe = Self {
+            client: Some(client),
+            _driver: driver,
+        };
+        loop {
+            let answer = probe.client()?.execute(ready, vec![]).await;
+            if matches!(answer, Ok(serde_json::Value::Bool(true))) {
+                return Ok((probe, started.elapsed()));
+            }
+            if started.elapsed() > Duration::from_secs(60) {
+                bail!("{} not ready after 60 s ({answer:?})", app.display());
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    fn client(&self) -> Result<&Client> {
+        self.client.as_ref().context("the app has quit")
+    }
+
+    /// Ends the session (the app closes) and the driver.
+    pub async fn quit(mut self) -> Result<()> {
+        if let Some(client) = self.client.take() {
+            client.close().await?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,63 @@
+//! `cargo xtask bench [--quick] [--no-bundle]`: the installers first (`cargo
+//! xtask bundle`, incremental), then the bench (`rxdesk-bench`, release) with
+//! the sandbox binary and the e2e browser program it drives the app with; the
+//! bench writes `target/bench/report.md` + `report.json` and fails when a
+//! figure is missing or malformed. `--quick` runs everything once with small
+//! counts (the report's shape, for CI); `--no-bundle` uses the installers and
+//! `target/release/rxdesk` already built.
+
+use anyhow::Result;
+
+use crate::{
+    BUILD_PACKAGES, TEST_PACKAGES, cargo, ensure_packages, ensure_tauri_driver, npm, root, step,
+};
+
+pub fn bench(args: &[String]) -> Result<()> {
+    let quick = args.iter().any(|a| a == "--quick");
+    ensure_packages(BUILD_PACKAGES)?;
+    ensure_packages(TEST_PACKAGES)?;
+    ensure_tauri_driver()?;
+    if !root().join("ui").join("node_modules").exists() {
+        step("npm ci (ui)", npm(&["ci", "--no-audit", "--no-fund"]))?;
+    }
+    step("ui: build", npm(&["run", "build"]))?;
+    if !args.iter().any(|a| a == "--no-bundle") {
+        let mut bundle = cargo();
+        bundle.args(["xtask", "bundle", "--production-only"]);
+        step(
+            "production installers (cargo xtask bundle --production-only)",
+            bundle,
+        )?;
+    }
+    let mut build = cargo();
+    build.args([
+        "build",
+        "--release",
+        "--locked",
+        "--bins",
+        "-p",
+        "rxdesk-bench",
+        "-p",
+        "rxdesk-sandbox",
+        "-p",
+        "rxdesk-e2e",
+    ]);
+    step(
+        "build the bench, the sandbox and the e2e browser (release)",
+        build,
+    )?;
+    let mut run =
+        std::process::Command::new(root().join("target").join("release").join("rxdesk-bench"));
+    run.current_dir(root());
+    if quick {
+        run.arg("--quick");
+    }
+    step(
+        if quick {
+            "bench --quick (one run each: the report's shape)"
+        } else {
+            "bench (every figure, 5 runs each)"
+        },
+        run,
+    )
+}
