@@ -319,7 +319,9 @@ fn check_deb_metadata(deb: &Path) -> Result<Vec<PathBuf>> {
                 .skip(5)
                 .collect::<Vec<_>>()
                 .join(" ");
-            (!path.ends_with('/')).then(|| PathBuf::from(path.trim_start_matches('.')))
+            // `./usr/bin/rxdesk` or `usr/bin/rxdesk`, depending on the builder.
+            let path = path.trim_start_matches("./").trim_start_matches('/');
+            (!path.is_empty() && !path.ends_with('/')).then(|| Path::new("/").join(path))
         })
         .collect();
     for want in [INSTALLED_APP, DESKTOP_ENTRY] {
@@ -359,9 +361,10 @@ fn check_installed() -> Result<()> {
     ensure!(app.is_file(), "{INSTALLED_APP} is missing");
     let entry = std::fs::read_to_string(DESKTOP_ENTRY)
         .with_context(|| format!("reading {DESKTOP_ENTRY}"))?;
+    // `%u`: the link a browser or another app opens reaches the app as its argument.
     for want in [
-        "MimeType=x-scheme-handler/rxdesk",
-        "Exec=rxdesk",
+        "MimeType=x-scheme-handler/rxdesk;",
+        "Exec=rxdesk %u",
         "Categories=",
     ] {
         ensure!(
