@@ -310,9 +310,11 @@ fn check_deb_metadata(deb: &Path) -> Result<Vec<PathBuf>> {
         Command::new("dpkg-deb").arg("--contents").arg(deb),
     )?;
     // `-rwxr-xr-x root/root 123 2026-01-01 00:00 ./usr/bin/rxdesk`: the path is
-    // everything after the fifth column; directories end in `/`.
+    // everything after the fifth column.
     let files: Vec<PathBuf> = listing
         .lines()
+        // Directories (`d…` modes) are shared with other packages: only files count.
+        .filter(|line| !line.starts_with('d'))
         .filter_map(|line| {
             let path = line
                 .split_whitespace()
@@ -321,7 +323,7 @@ fn check_deb_metadata(deb: &Path) -> Result<Vec<PathBuf>> {
                 .join(" ");
             // `./usr/bin/rxdesk` or `usr/bin/rxdesk`, depending on the builder.
             let path = path.trim_start_matches("./").trim_start_matches('/');
-            (!path.is_empty() && !path.ends_with('/')).then(|| Path::new("/").join(path))
+            (!path.is_empty()).then(|| Path::new("/").join(path))
         })
         .collect();
     for want in [INSTALLED_APP, DESKTOP_ENTRY] {
