@@ -9,12 +9,19 @@ use crate::desktop::Desktop;
 use crate::{User, World};
 
 /// Whether the app shows `user` signed in, or the sign-in screen: waits for
-/// one of the two.
+/// one of the two. The sign-in screen shows while a stored session is being
+/// restored, so it counts only once it has stayed for a few seconds.
 pub async fn is_signed_in(app: &Desktop, user: &User) -> Result<bool> {
     let shown = app
         .wait_for_any(&["Sign in with your browser", user.name])
         .await?;
-    Ok(shown == user.name)
+    if shown == user.name {
+        return Ok(true);
+    }
+    Ok(app
+        .wait_for_text_within(user.name, std::time::Duration::from_secs(5))
+        .await
+        .is_ok())
 }
 
 /// Clicks **Sign in with your browser** with the browser program told to sign
