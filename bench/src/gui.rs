@@ -29,9 +29,10 @@ const SIGNING_PATIENT: (&str, &str) = ("Silas", "Signature");
 /// Search samples per launch of the app.
 const SEARCHES: usize = 3;
 
-/// Binaries and outputs: the release app (`RXDESK_E2E_APP` overrides), the
-/// sandbox and browser program built beside the bench, outputs in `target/bench/e2e`.
-pub fn layout(root: &Path) -> Layout {
+/// Binaries and outputs: the app the production `.deb` installs
+/// (`RXDESK_E2E_APP` overrides), the sandbox and browser program built beside
+/// the bench, outputs in `target/bench/e2e`.
+pub fn layout(root: &Path) -> Result<Layout> {
     let release = root.join("target/release");
     // The sandbox and the browser program are built beside this binary.
     let beside = std::env::current_exe()
@@ -40,14 +41,18 @@ pub fn layout(root: &Path) -> Layout {
         .unwrap_or_else(|| release.clone());
     let from_env =
         |var: &str, default: PathBuf| std::env::var_os(var).map(PathBuf::from).unwrap_or(default);
-    Layout {
-        app: from_env("RXDESK_E2E_APP", release.join("rxdesk")),
+    let app = match std::env::var_os("RXDESK_E2E_APP") {
+        Some(app) => PathBuf::from(app),
+        None => crate::size::production_app(root)?,
+    };
+    Ok(Layout {
+        app,
         sandbox: from_env("RXDESK_E2E_SANDBOX", beside.join("rxdesk-sandbox")),
         browser: beside.join("e2e-browser"),
         fixture: root.join("tests/fixtures/e2e.toml"),
         out: root.join("target/bench/e2e"),
         profile_dir: beside,
-    }
+    })
 }
 
 /// `i` in letters: 0 → "a", 25 → "z", 26 → "ba" (names take no digits).
@@ -69,7 +74,7 @@ fn ms(d: Duration) -> f64 {
 }
 
 pub async fn figures(plan: &Plan, root: &Path, empty: &EmptyApp) -> Result<Vec<Figure>> {
-    let layout = layout(root);
+    let layout = layout(root)?;
     let world = World::start(layout.clone()).await?;
     let origin = world.sandbox.url.clone();
     let http = reqwest::Client::new();

@@ -1,8 +1,8 @@
 //! Installer size: the production `.deb` (no sandbox) that `cargo xtask
 //! bundle` leaves in `target/installers/production/`, against the empty Tauri
 //! app's `.deb` bundled in the same run by the same CLI. A file's size does
-//! not vary between runs: one build each. The note gives the stripped-or-not
-//! release binaries beside them, where most of a `.deb` is.
+//! not vary between runs: one build each. The note gives the binaries the two
+//! packages install, where most of a `.deb` is.
 
 use std::path::{Path, PathBuf};
 
@@ -23,11 +23,8 @@ pub fn figure(root: &Path, empty: &EmptyApp) -> Result<Figure> {
             / MIB)
     };
     let (app, reference) = (size(&deb)?, size(&empty.deb)?);
-    let binaries = match (
-        size(&root.join("target/release/rxdesk")),
-        size(&empty.binary),
-    ) {
-        (Ok(a), Ok(e)) => format!("; release binaries: rxdesk {a:.1} MiB, empty app {e:.1} MiB"),
+    let binaries = match (size(&production_app(root)?), size(&empty.binary)) {
+        (Ok(a), Ok(e)) => format!("; binaries inside: rxdesk {a:.1} MiB, empty app {e:.1} MiB"),
         _ => String::new(),
     };
     Ok(Figure::measured(
@@ -56,6 +53,25 @@ pub fn production_deb(root: &Path) -> Result<PathBuf> {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .find(|p| p.extension().is_some_and(|e| e == "deb"))
         .with_context(|| format!("no .deb in {} (cargo xtask bundle)", dir.display()))
+}
+
+/// The app the production `.deb` installs (`/usr/bin/rxdesk`), unpacked under
+/// `target/bench/production-app/`: the very binary whose installer is measured,
+/// whatever later builds leave in `target/release`.
+pub fn production_app(root: &Path) -> Result<PathBuf> {
+    let deb = production_deb(root)?;
+    let dir = root.join("target/bench/production-app");
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir)?;
+    }
+    let status = std::process::Command::new("dpkg-deb")
+        .arg("-x")
+        .arg(&deb)
+        .arg(&dir)
+        .status()
+        .context("cannot start dpkg-deb")?;
+    anyhow::ensure!(status.success(), "dpkg-deb -x {} failed", deb.display());
+    Ok(dir.join("usr/bin/rxdesk"))
 }
 
 fn file_name(p: &Path) -> String {
