@@ -1,5 +1,5 @@
 //! How much a run measures: the full run of the issue (5 runs of everything,
-//! N = 1, 10, 100 drafts) or `--quick` (one run each, N = 1 and 10, ~500 API
+//! N = 1, 10, 100 drafts) or `--quick` (one run each, N = 1, 10 and 20, ~500 API
 //! calls: it proves every row is produced, its numbers mean little).
 
 use std::time::Duration;
@@ -37,7 +37,7 @@ impl Plan {
             runs: 1,
             api_duration: Duration::from_millis(500),
             token_calls: 512,
-            signing: vec![1, 10],
+            signing: vec![1, 10, 20],
             idle: Duration::from_secs(3),
         }
     }

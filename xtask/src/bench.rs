@@ -3,8 +3,8 @@
 //! the sandbox binary and the e2e browser program it drives the app with; the
 //! bench writes `target/bench/report.md` + `report.json` and fails when a
 //! figure is missing or malformed. `--quick` runs everything once with small
-//! counts (the report's shape, for CI); `--no-bundle` uses the installers and
-//! `target/release/rxdesk` already built.
+//! counts and the bench in debug (the report's shape, for CI: `cargo xtask test`
+//! ends with it); `--no-bundle` uses the installers already built.
 
 use anyhow::Result;
 
@@ -29,12 +29,16 @@ pub fn bench(args: &[String]) -> Result<()> {
             bundle,
         )?;
     }
+    // The bench drives the sandbox and the browser program built beside it. A
+    // full run measures with release builds; `--quick` only proves the report's
+    // shape, so it reuses the debug builds `cargo xtask test` already made.
+    let profile = if quick { "debug" } else { "release" };
     let mut build = cargo();
+    build.args(["build", "--locked", "--bins"]);
+    if !quick {
+        build.arg("--release");
+    }
     build.args([
-        "build",
-        "--release",
-        "--locked",
-        "--bins",
         "-p",
         "rxdesk-bench",
         "-p",
@@ -43,11 +47,11 @@ pub fn bench(args: &[String]) -> Result<()> {
         "rxdesk-e2e",
     ]);
     step(
-        "build the bench, the sandbox and the e2e browser (release)",
+        &format!("build the bench, the sandbox and the e2e browser ({profile})"),
         build,
     )?;
     let mut run =
-        std::process::Command::new(root().join("target").join("release").join("rxdesk-bench"));
+        std::process::Command::new(root().join("target").join(profile).join("rxdesk-bench"));
     run.current_dir(root());
     if quick {
         run.arg("--quick");

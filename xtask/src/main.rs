@@ -19,7 +19,7 @@ commands:
   run     start Rx Desk on the built-in local sandbox
           (--sandbox-only: just the sandbox network, data under target/sandbox-data)
   test    run every check CI runs: UI checks and tests, format, lints, all Rust tests,
-          then the end-to-end journeys
+          the end-to-end journeys, the installers (bundle --check), bench --quick
   e2e     build and run only the end-to-end journeys (optional journey-name filters)
   bench   measure Rx Desk against references built in the same run; writes
           target/bench/report.md and report.json (--quick: one tiny run, checks the shape)
@@ -286,5 +286,9 @@ fn test() -> Result<()> {
 
     // The production installers, installed, launched and removed again.
     bundle::build(bundle::PRODUCTION)?;
-    bundle::check_production()
+    bundle::check_production()?;
+
+    // The benchmark on a tiny run, over the installers just built: every figure
+    // of the report is produced and well-formed (the figures are not judged here).
+    bench::bench(&["--quick".to_owned(), "--no-bundle".to_owned()])
 }
