@@ -325,3 +325,24 @@ fn platforms_runs_clippy_tests_and_the_real_keyring_on_windows_and_macos() {
         "the keyring test platforms.yml runs is missing"
     );
 }
+
+/// `npm ci` on a release runner needs the lock to name the Tauri CLI's binary
+/// package for every platform; this machine's registry mirror serves only the
+/// Linux ones, so an `npm install` here drops the others without a word.
+#[test]
+fn the_ui_lock_names_the_tauri_cli_binary_of_every_platform() {
+    let lock = read_json(&root().join("ui/package-lock.json"));
+    let packages = &lock["packages"];
+    let cli = &packages["node_modules/@tauri-apps/cli"];
+    let wanted = cli["optionalDependencies"]
+        .as_object()
+        .expect("the Tauri CLI in ui/package-lock.json, with its optional binaries");
+
+    let missing: Vec<&String> = wanted
+        .keys()
+        .filter(|name| packages[format!("node_modules/{name}")].is_null())
+        .collect();
+
+    assert!(wanted.len() >= 9, "{wanted:?}");
+    assert!(missing.is_empty(), "ui/package-lock.json lacks {missing:?}");
+}
