@@ -7,13 +7,11 @@
 
 use std::ffi::OsString;
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use fantoccini::{Client, ClientBuilder};
-use rxdesk_e2e::process::{Guard, free_port, wait_for};
-use rxdesk_e2e::services::require;
+use fantoccini::Client;
+use rxdesk_e2e::desktop::Driver;
 
 /// In the page: whether Rx Desk's first control can take focus.
 pub const RXDESK_READY: &str = "const b = Array.from(document.querySelectorAll('button'))\
@@ -28,7 +26,7 @@ pub const EMPTY_READY: &str = "const h = document.querySelector('h1');\
 #[derive(Debug)]
 pub struct Probe {
     client: Option<Client>,
-    _driver: Guard,
+    _driver: Driver,
 }
 
 impl Probe {
@@ -40,58 +38,9 @@ impl Probe {
         log: &Path,
         ready: &str,
     ) -> Result<(Self, Duration)> {
-        require(
-            "tauri-driver",
-            "cargo install tauri-driver --locked --version ^2",
-        )?;
-        let port = free_port()?;
-        let native_port = free_port()?;
-        let driver = Guard::spawn(
-            "tauri-driver",
-            Command::new("tauri-driver")
-                .arg("--port")
-                .arg(port.to_string())
-                .arg("--native-port")
-                .arg(native_port.to_string())
-                .env_clear()
-                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-                .envs(env.iter().map(|(k, v)| (k, v))),
-            log,
-        )?;
-        let endpoint = format!("http://127.0.0.1:{port}");
-        let http = reqwest::Client::new();
-        wait_for(
-            "tauri-driver to answer",
-            Duration::from_secs(20),
-            || async {
-                Ok(http
-                    .get(format!("{endpoint}/status"))
-                    .send()
-                    .await
-                    .ok()
-                    .filter(|r| r.status().is_success())
-                    .map(|_| ()))
-            },
-        )
-        .await?;
-        let serde_json::Value::Object(capabilities) =
-            serde_json::json!({ "tauri:options": { "application": app } })
-        else {
-            bail!("capabilities are not an object");
-        };
-
+        let driver = Driver::start(env, log).await?;
         let started = Instant::now();
-        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-            .capabilities(capabilities)
-            .connect(&endpoint)
-            .await
-            .with_context(|| {
-                format!(
-                    "no WebDriver session on {}; see {}",
-                    app.display(),
-                    log.display()
-                )
-            })?;
+        let client = driver.session(app, log).await?;
         let probe = Self {
             client: Some(client),
             _driver: driver,

@@ -9,6 +9,8 @@ use rxdesk_e2e::services::Sandbox;
 use rxdesk_e2e::tokens::stored_sessions;
 use rxdesk_e2e::{KEYRING_SERVICE, User};
 
+pub use rxdesk_e2e::flows::open_patient;
+
 use crate::Run;
 
 /// Patients of the run; their names are searched for in every log at the end.
@@ -147,17 +149,6 @@ pub async fn change_draft_via_backend(
         "the draft was not changed: {result}"
     );
     Ok(token)
-}
-
-/// From anywhere in the workspace: the Patients tab, search, open `name` from
-/// the candidates (the app never opens one by itself).
-pub async fn open_patient(app: &Desktop, name: &str) -> Result<()> {
-    app.click("Patients").await?;
-    app.fill("Search patients by name", name).await?;
-    app.click(name).await?;
-    app.wait_for_text("Allergies").await?;
-    app.button("Draft prescription").await?;
-    Ok(())
 }
 
 /// Opens **Draft prescription**, looks `drug` up and picks the first option;

@@ -26,33 +26,27 @@ pub const UI_TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Debug)]
 pub struct Desktop {
     client: Option<Client>,
-    _driver: Guard,
+    _driver: Driver,
     shots: Shots,
 }
 
-impl Desktop {
-    /// Starts `tauri-driver` with `env` (what the app will see) and opens a
-    /// session on `app`, waiting for the window's document to load.
-    pub async fn launch(
-        app: &Path,
-        env: &[(String, OsString)],
-        log: &Path,
-        shots: Shots,
-    ) -> Result<Self> {
+/// `tauri-driver` on two free loopback ports with `env` (what the app will
+/// see), answering `/status`; stopped with its process group when dropped.
+#[derive(Debug)]
+pub struct Driver {
+    endpoint: String,
+    _process: Guard,
+}
+
+impl Driver {
+    pub async fn start(env: &[(String, OsString)], log: &Path) -> Result<Self> {
         require(
             "tauri-driver",
             "cargo install tauri-driver --locked --version ^2",
         )?;
-        require("WebKitWebDriver", "webkit2gtk-driver")?;
-        if !app.is_file() {
-            bail!(
-                "no app binary at {} (build it: npm --prefix ui run build && cargo build -p rxdesk)",
-                app.display()
-            );
-        }
         let port = free_port()?;
         let native_port = free_port()?;
-        let driver = Guard::spawn(
+        let process = Guard::spawn(
             "tauri-driver",
             Command::new("tauri-driver")
                 .arg("--port")
@@ -80,18 +74,51 @@ impl Desktop {
             },
         )
         .await?;
+        Ok(Self {
+            endpoint,
+            _process: process,
+        })
+    }
 
-        let capabilities = serde_json::json!({
-            "tauri:options": { "application": app },
-        });
-        let serde_json::Value::Object(capabilities) = capabilities else {
+    /// A WebDriver session on `app`: WebKitWebDriver starts the app on it.
+    pub async fn session(&self, app: &Path, log: &Path) -> Result<Client> {
+        let serde_json::Value::Object(capabilities) =
+            serde_json::json!({ "tauri:options": { "application": app } })
+        else {
             bail!("capabilities are not an object");
         };
-        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+        ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
             .capabilities(capabilities)
-            .connect(&endpoint)
+            .connect(&self.endpoint)
             .await
-            .with_context(|| format!("no WebDriver session on the app; see {}", log.display()))?;
+            .with_context(|| {
+                format!(
+                    "no WebDriver session on {}; see {}",
+                    app.display(),
+                    log.display()
+                )
+            })
+    }
+}
+
+impl Desktop {
+    /// Starts `tauri-driver` with `env` (what the app will see) and opens a
+    /// session on `app`, waiting for the window's document to load.
+    pub async fn launch(
+        app: &Path,
+        env: &[(String, OsString)],
+        log: &Path,
+        shots: Shots,
+    ) -> Result<Self> {
+        require("WebKitWebDriver", "webkit2gtk-driver")?;
+        if !app.is_file() {
+            bail!(
+                "no app binary at {} (build it: npm --prefix ui run build && cargo build -p rxdesk)",
+                app.display()
+            );
+        }
+        let driver = Driver::start(env, log).await?;
+        let client = driver.session(app, log).await?;
         let desktop = Self {
             client: Some(client),
             _driver: driver,

@@ -8,19 +8,11 @@
 
 use anyhow::Result;
 
-use crate::{
-    BUILD_PACKAGES, TEST_PACKAGES, cargo, ensure_packages, ensure_tauri_driver, npm, root, step,
-};
+use crate::{cargo, prepare_desktop_run, root, step};
 
 pub fn bench(args: &[String]) -> Result<()> {
     let quick = args.iter().any(|a| a == "--quick");
-    ensure_packages(BUILD_PACKAGES)?;
-    ensure_packages(TEST_PACKAGES)?;
-    ensure_tauri_driver()?;
-    if !root().join("ui").join("node_modules").exists() {
-        step("npm ci (ui)", npm(&["ci", "--no-audit", "--no-fund"]))?;
-    }
-    step("ui: build", npm(&["run", "build"]))?;
+    prepare_desktop_run()?;
     if !args.iter().any(|a| a == "--no-bundle") {
         let mut bundle = cargo();
         bundle.args(["xtask", "bundle", "--production-only"]);

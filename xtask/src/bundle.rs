@@ -13,7 +13,9 @@ use std::process::Command;
 
 use anyhow::{Context as _, Result, bail, ensure};
 
-use crate::{BUILD_PACKAGES, TEST_PACKAGES, cargo, ensure_packages, is_root, npm, root, step};
+use crate::{
+    BUILD_PACKAGES, TEST_PACKAGES, apt_get, cargo, ensure_packages, is_root, npm, root, step,
+};
 
 /// One kind of installer: its cargo features and the config overlay naming it.
 #[derive(Debug, Clone, Copy)]
@@ -337,18 +339,20 @@ fn check_deb_metadata(deb: &Path) -> Result<Vec<PathBuf>> {
 
 fn install(deb: &Path) -> Result<()> {
     if installed_package() {
-        let mut purge = Command::new("apt-get");
-        purge
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .args(["purge", "-y", "-qq", PACKAGE]);
-        step("remove an earlier install", purge)?;
+        step("remove an earlier install", purge())?;
     }
     let deb = deb.canonicalize()?;
-    let mut apt = Command::new("apt-get");
-    apt.env("DEBIAN_FRONTEND", "noninteractive")
-        .args(["install", "-y", "-qq", "--no-install-recommends"])
+    let mut apt = apt_get();
+    apt.args(["install", "-y", "-qq", "--no-install-recommends"])
         .arg(&deb);
     step(&format!("apt-get install {}", deb.display()), apt)
+}
+
+/// Removes the package with its configuration.
+fn purge() -> Command {
+    let mut purge = apt_get();
+    purge.args(["purge", "-y", "-qq", PACKAGE]);
+    purge
 }
 
 fn installed_package() -> bool {
@@ -440,11 +444,7 @@ fn launch_installed() -> Result<()> {
 /// Removes the package and checks none of its files, nor its package record,
 /// nor its scheme handler is left.
 fn uninstall(files: &[PathBuf]) -> Result<()> {
-    let mut purge = Command::new("apt-get");
-    purge
-        .env("DEBIAN_FRONTEND", "noninteractive")
-        .args(["purge", "-y", "-qq", PACKAGE]);
-    step(&format!("apt-get purge {PACKAGE}"), purge)?;
+    step(&format!("apt-get purge {PACKAGE}"), purge())?;
     ensure!(!installed_package(), "dpkg still lists {PACKAGE}");
     let left: Vec<&PathBuf> = files.iter().filter(|f| f.exists()).collect();
     ensure!(

@@ -121,6 +121,13 @@ fn is_root() -> bool {
         .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "0")
 }
 
+/// `apt-get` that never stops to ask (CI has no terminal).
+fn apt_get() -> Command {
+    let mut cmd = Command::new("apt-get");
+    cmd.env("DEBIAN_FRONTEND", "noninteractive");
+    cmd
+}
+
 /// Installs the missing Debian packages (as root), or says which command to run.
 fn ensure_packages(packages: &[&str]) -> Result<()> {
     if !Path::new("/usr/bin/dpkg-query").exists() {
@@ -140,12 +147,11 @@ fn ensure_packages(packages: &[&str]) -> Result<()> {
             missing.join(" ")
         );
     }
-    let mut update = Command::new("apt-get");
+    let mut update = apt_get();
     update.args(["update", "-qq"]);
     step("apt-get update", update)?;
-    let mut install = Command::new("apt-get");
+    let mut install = apt_get();
     install
-        .env("DEBIAN_FRONTEND", "noninteractive")
         .args(["install", "-y", "-qq", "--no-install-recommends"])
         .args(&missing);
     step(&format!("apt-get install {}", missing.join(" ")), install)
@@ -184,18 +190,24 @@ fn run(extra: &[String]) -> Result<()> {
     step("Rx Desk", cmd)
 }
 
+/// What driving the real app needs: the Debian packages, `tauri-driver`, and
+/// a fresh `ui/dist` (the app embeds it when it compiles).
+fn prepare_desktop_run() -> Result<()> {
+    ensure_packages(BUILD_PACKAGES)?;
+    ensure_packages(TEST_PACKAGES)?;
+    ensure_tauri_driver()?;
+    if !root().join("ui").join("node_modules").exists() {
+        step("npm ci (ui)", npm(&["ci", "--no-audit", "--no-fund"]))?;
+    }
+    step("ui: build", npm(&["run", "build"]))
+}
+
 /// The end-to-end journeys: the real app under Xvfb with a real keyring and a
 /// real browser sign-in. `build` first builds the binaries they drive (the
 /// `test` command already has them from `cargo test`).
 fn e2e(build: bool, filters: &[String]) -> Result<()> {
     if build {
-        ensure_packages(BUILD_PACKAGES)?;
-        ensure_packages(TEST_PACKAGES)?;
-        ensure_tauri_driver()?;
-        if !root().join("ui").join("node_modules").exists() {
-            step("npm ci (ui)", npm(&["ci", "--no-audit", "--no-fund"]))?;
-        }
-        step("ui: build", npm(&["run", "build"]))?;
+        prepare_desktop_run()?;
         let mut bins = cargo();
         bins.args([
             "build",
