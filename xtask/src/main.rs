@@ -253,7 +253,44 @@ fn ui() -> Result<()> {
     step("ui: build", npm(&["run", "build"]))
 }
 
+/// What a full `cargo xtask test` on a fresh clone writes under `target/` at its
+/// peak (measured with `CARGO_INCREMENTAL=0`, as `.ci/run` sets it).
+const TEST_DISK_GIB: u64 = 10;
+
+/// Says how much room the disk under `target/` has, and warns when a full run
+/// will not fit: a full disk otherwise shows up as a compiler I/O error minutes
+/// later. Only a warning, because cargo may reuse what an earlier run built.
+fn report_disk_room() {
+    let target = root().join("target");
+    let at = if target.exists() { target } else { root() };
+    let Ok(out) = Command::new("df").arg("-Pk").arg(&at).output() else {
+        return;
+    };
+    let Some(free_gib) = free_gib(&String::from_utf8_lossy(&out.stdout)) else {
+        return;
+    };
+    eprintln!(
+        "xtask: {free_gib} GiB free under {}; a fresh full run writes about {TEST_DISK_GIB} GiB",
+        at.display()
+    );
+    if free_gib < TEST_DISK_GIB {
+        eprintln!(
+            "xtask: warning: that may not be enough room; a full disk fails the build \
+             with \"No space left on device\""
+        );
+    }
+}
+
+/// The available GiB in `df -Pk` output: a header line, then
+/// `filesystem 1024-blocks used available capacity mounted-on`.
+fn free_gib(df: &str) -> Option<u64> {
+    let line = df.lines().nth(1)?;
+    let kib: u64 = line.split_whitespace().nth(3)?.parse().ok()?;
+    Some(kib / (1024 * 1024))
+}
+
 fn test() -> Result<()> {
+    report_disk_room();
     ensure_packages(BUILD_PACKAGES)?;
     ensure_packages(TEST_PACKAGES)?;
     ensure_tauri_driver()?;
@@ -303,4 +340,21 @@ fn test() -> Result<()> {
     // The benchmark on a tiny run, over the installers just built: every figure
     // of the report is produced and well-formed (the figures are not judged here).
     bench::bench(&["--quick".to_owned(), "--no-bundle".to_owned()])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::free_gib;
+
+    #[test]
+    fn free_room_is_read_from_the_available_column_of_df() {
+        let df = "Filesystem     1024-blocks     Used Available Capacity Mounted on\n\
+                  /dev/vda         264241152 74448896  19922944      79% /\n";
+        assert_eq!(free_gib(df), Some(19));
+    }
+
+    #[test]
+    fn unreadable_df_output_gives_no_figure() {
+        assert_eq!(free_gib("df: /nowhere: No such file or directory\n"), None);
+    }
 }
