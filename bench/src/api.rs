@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use axum::body::Bytes;
+use rxdesk_e2e::services;
 use url::Url;
 
 use crate::network;
@@ -38,13 +39,7 @@ pub async fn figures(plan: &Plan) -> Result<Vec<Figure>> {
         .context("the in-process sandbox did not start")?;
     let origin = sandbox.url().clone();
     let http = load_client()?;
-    let token = network::machine_token(
-        &http,
-        &origin,
-        ("maple-backend", "maple-backend-secret"),
-        "rxdesk-sandbox",
-    )
-    .await?;
+    let token = services::machine_token(&http, &origin, network::MAPLE_BACKEND).await?;
     let patient = network::add_patient(&http, &origin, &token, ("Imogen", "Throughput")).await?;
     let body = Bytes::from(serde_json::to_vec(&network::get_patient_body(&patient))?);
     let graphql = origin.join("/graphql")?;

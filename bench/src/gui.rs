@@ -12,13 +12,13 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use rxdesk_e2e::desktop::{Desktop, Shots};
 use rxdesk_e2e::fixture::{HARBOR, HARBOR_BACKEND, PIA};
-use rxdesk_e2e::services::AUDIENCE;
+use rxdesk_e2e::services;
 use rxdesk_e2e::{KEYRING_SERVICE, Layout, World, flows};
 
 use crate::empty_app::{self, EmptyApp};
 use crate::plan::Plan;
 use crate::report::Figure;
-use crate::startup::{EMPTY_READY, Probe, RXDESK_READY};
+use crate::startup::{EMPTY_READY, RXDESK_READY, cold_start};
 use crate::stats::Target;
 use crate::{memory, network, search, signing};
 
@@ -69,16 +69,12 @@ pub fn letters(mut i: usize) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
 pub async fn figures(plan: &Plan, root: &Path, empty: &EmptyApp) -> Result<Vec<Figure>> {
     let layout = layout(root)?;
     let world = World::start(layout.clone()).await?;
     let origin = world.sandbox.url.clone();
     let http = reqwest::Client::new();
-    let token = network::machine_token(&http, &origin, HARBOR_BACKEND, AUDIENCE).await?;
+    let token = services::machine_token(&http, &origin, HARBOR_BACKEND).await?;
     let patient = network::add_patient(&http, &origin, &token, PATIENT).await?;
     let patient_name = format!("{} {}", PATIENT.0, PATIENT.1);
     let env = world.app_env(&world.sandbox);
@@ -92,26 +88,10 @@ pub async fn figures(plan: &Plan, root: &Path, empty: &EmptyApp) -> Result<Vec<F
     let (mut start_app, mut start_empty) = (Vec::new(), Vec::new());
     for _ in 0..plan.runs {
         world.keyring.clear(KEYRING_SERVICE)?;
-        let (probe, took) = Probe::launch(
-            &layout.app,
-            &env,
-            &logs.join("start-rxdesk.log"),
-            RXDESK_READY,
-        )
-        .await?;
-        probe.quit().await?;
-        memory::wait_gone(&layout.app, gone).await?;
-        start_app.push(ms(took));
-        let (probe, took) = Probe::launch(
-            &empty.binary,
-            &env,
-            &logs.join("start-empty.log"),
-            EMPTY_READY,
-        )
-        .await?;
-        probe.quit().await?;
-        memory::wait_gone(&empty.binary, gone).await?;
-        start_empty.push(ms(took));
+        let log = logs.join("start-rxdesk.log");
+        start_app.push(cold_start(&layout.app, &env, &log, RXDESK_READY, gone).await?);
+        let log = logs.join("start-empty.log");
+        start_empty.push(cold_start(&empty.binary, &env, &log, EMPTY_READY, gone).await?);
     }
 
     eprintln!("==> idle memory and search: {} launches each", plan.runs);

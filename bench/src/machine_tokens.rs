@@ -14,6 +14,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use rxdesk_client::{BackendCredentials, Client, Environment};
+use rxdesk_e2e::services;
 use url::Url;
 
 use crate::network;
@@ -29,13 +30,7 @@ pub async fn figure(plan: &Plan) -> Result<Figure> {
         .await
         .context("the in-process sandbox did not start")?;
     let http = reqwest::Client::new();
-    let setup_token = network::machine_token(
-        &http,
-        sandbox.url(),
-        ("maple-backend", "maple-backend-secret"),
-        "rxdesk-sandbox",
-    )
-    .await?;
+    let setup_token = services::machine_token(&http, sandbox.url(), network::MAPLE_BACKEND).await?;
     let patient =
         network::add_patient(&http, sandbox.url(), &setup_token, ("Tomasz", "Tokencount")).await?;
 
@@ -44,10 +39,9 @@ pub async fn figure(plan: &Plan) -> Result<Figure> {
     for _ in 0..plan.runs {
         let proxy = Proxy::start(sandbox.url().clone()).await?;
         let client = Client::new(Environment::sandbox(&proxy.url)?)?;
-        let api = client.machine_network(client.machine_tokens(BackendCredentials::new(
-            "maple-backend",
-            "maple-backend-secret",
-        )));
+        let (id, secret) = network::MAPLE_BACKEND;
+        let api =
+            client.machine_network(client.machine_tokens(BackendCredentials::new(id, secret)));
         let started = Instant::now();
         let mut callers = tokio::task::JoinSet::new();
         for caller in 0..CALLERS {

@@ -1,9 +1,15 @@
 //! What the in-process figures share: the Network API documents the bench
-//! sends (a patient Get, a Sync, a draft), a machine token by client
-//! credentials, and a GraphQL call over plain HTTP.
+//! sends (a patient Get, a draft) and the set-up calls made with them. The
+//! machine token and the GraphQL call itself are the e2e harness's
+//! ([`rxdesk_e2e::services`]).
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
+use rxdesk_e2e::services::{SYNC_PATIENT, graphql};
 use url::Url;
+
+/// The built-in demo fixture's backend (client id, secret), which the
+/// in-process sandbox of the API and machine-token figures serves.
+pub const MAPLE_BACKEND: (&str, &str) = ("maple-backend", "maple-backend-secret");
 
 /// The patient Get: `patient(patient: { id })` — reads, changes nothing.
 pub const GET_PATIENT: &str = "mutation Get($patient: PatientInput!, $metadata: RequestMetadata!) { \
@@ -11,12 +17,6 @@ pub const GET_PATIENT: &str = "mutation Get($patient: PatientInput!, $metadata: 
     ... on PatientPayload { patient { __typename ... on Patient { id \
     demographic { name { first last } dateOfBirth sex phone email } \
     clinical { allergies { name } medications { name } diagnoses { name } } } } } \
-    ... on UnauthorizedError { code message } } }";
-
-/// A Sync with the four fields that add someone new.
-const SYNC_PATIENT: &str = "mutation Sync($patient: PatientInput!, $metadata: RequestMetadata!) { \
-    patient(patient: $patient, metadata: $metadata) { __typename \
-    ... on PatientPayload { patient { __typename ... on Patient { id } } unappliedChanges { key reason } } \
     ... on UnauthorizedError { code message } } }";
 
 /// A draft from a drug: its id and the content hash a prescriber signs.
@@ -36,54 +36,6 @@ pub fn get_patient_body(patient_id: &str) -> serde_json::Value {
         "query": GET_PATIENT,
         "variables": { "patient": { "id": patient_id }, "metadata": metadata() },
     })
-}
-
-/// A machine token for a backend (client credentials, the contract's JSON body).
-pub async fn machine_token(
-    http: &reqwest::Client,
-    origin: &Url,
-    (client_id, secret): (&str, &str),
-    audience: &str,
-) -> Result<String> {
-    let answer: serde_json::Value = http
-        .post(origin.join("/oauth/token")?)
-        .json(&serde_json::json!({
-            "grant_type": "client_credentials",
-            "client_id": client_id,
-            "client_secret": secret,
-            "audience": audience,
-        }))
-        .send()
-        .await?
-        .error_for_status()?
-        .json()
-        .await?;
-    answer["access_token"]
-        .as_str()
-        .map(str::to_owned)
-        .context("no access_token in the token response")
-}
-
-/// A Network API call; the `data` of the answer.
-pub async fn graphql(
-    http: &reqwest::Client,
-    origin: &Url,
-    token: &str,
-    query: &str,
-    variables: serde_json::Value,
-) -> Result<serde_json::Value> {
-    let answer: serde_json::Value = http
-        .post(origin.join("/graphql")?)
-        .bearer_auth(token)
-        .json(&serde_json::json!({ "query": query, "variables": variables }))
-        .send()
-        .await?
-        .json()
-        .await?;
-    if let Some(errors) = answer.get("errors") {
-        bail!("GraphQL errors: {errors}");
-    }
-    Ok(answer["data"].clone())
 }
 
 /// Adds a patient (a Sync of someone new); returns the id.

@@ -69,3 +69,18 @@ impl Probe {
         Ok(())
     }
 }
+
+/// One cold start of `app` until `ready`, in ms; the app has quit and its
+/// process is gone (within `gone`) when this returns, so the next start is cold.
+pub async fn cold_start(
+    app: &Path,
+    env: &[(String, OsString)],
+    log: &Path,
+    ready: &str,
+    gone: Duration,
+) -> Result<f64> {
+    let (probe, took) = Probe::launch(app, env, log, ready).await?;
+    probe.quit().await?;
+    crate::memory::wait_gone(app, gone).await?;
+    Ok(took.as_secs_f64() * 1000.0)
+}

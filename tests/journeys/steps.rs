@@ -5,7 +5,7 @@
 
 use anyhow::{Context, Result, ensure};
 use rxdesk_e2e::desktop::Desktop;
-use rxdesk_e2e::services::Sandbox;
+use rxdesk_e2e::services::{SYNC_PATIENT, Sandbox};
 use rxdesk_e2e::tokens::stored_sessions;
 use rxdesk_e2e::{KEYRING_SERVICE, User};
 
@@ -97,10 +97,7 @@ pub async fn patient_via_backend(
     let data = sandbox
         .graphql(
             &token,
-            "mutation Sync($patient: PatientInput!, $metadata: RequestMetadata!) { \
-             patient(patient: $patient, metadata: $metadata) { __typename \
-             ... on PatientPayload { patient { __typename ... on Patient { id } } unappliedChanges { key reason } } \
-             ... on UnauthorizedError { code message } } }",
+            SYNC_PATIENT,
             serde_json::json!({
                 "patient": { "demographic": {
                     "name": { "first": first, "last": last },

@@ -315,24 +315,7 @@ impl Sandbox {
 
     /// A machine token for a fixture backend (client credentials).
     pub async fn machine_token(&self, client_id: &str, client_secret: &str) -> Result<String> {
-        let answer: serde_json::Value = self
-            .http
-            .post(self.url.join("/oauth/token")?)
-            .json(&serde_json::json!({
-                "grant_type": "client_credentials",
-                "client_id": client_id,
-                "client_secret": client_secret,
-                "audience": AUDIENCE,
-            }))
-            .send()
-            .await?
-            .error_for_status()?
-            .json()
-            .await?;
-        answer["access_token"]
-            .as_str()
-            .map(str::to_owned)
-            .context("no access_token in the token response")
+        machine_token(&self.http, &self.url, (client_id, client_secret)).await
     }
 
     /// Whether `refresh_token` still buys a token for `client_id`. Careful:
@@ -358,20 +341,64 @@ impl Sandbox {
         query: &str,
         variables: serde_json::Value,
     ) -> Result<serde_json::Value> {
-        let answer: serde_json::Value = self
-            .http
-            .post(self.url.join("/graphql")?)
-            .bearer_auth(token)
-            .json(&serde_json::json!({ "query": query, "variables": variables }))
-            .send()
-            .await?
-            .json()
-            .await?;
-        if let Some(errors) = answer.get("errors") {
-            bail!("GraphQL errors: {errors}");
-        }
-        Ok(answer["data"].clone())
+        graphql(&self.http, &self.url, token, query, variables).await
     }
+}
+
+/// The Network API's Sync with the four fields that add someone new; answers
+/// the new patient's id.
+pub const SYNC_PATIENT: &str = "mutation Sync($patient: PatientInput!, $metadata: RequestMetadata!) { \
+    patient(patient: $patient, metadata: $metadata) { __typename \
+    ... on PatientPayload { patient { __typename ... on Patient { id } } unappliedChanges { key reason } } \
+    ... on UnauthorizedError { code message } } }";
+
+/// A machine token from the sandbox at `origin` for a backend (client
+/// credentials, the contract's JSON body, the suite's [`AUDIENCE`]).
+pub async fn machine_token(
+    http: &reqwest::Client,
+    origin: &Url,
+    (client_id, client_secret): (&str, &str),
+) -> Result<String> {
+    let answer: serde_json::Value = http
+        .post(origin.join("/oauth/token")?)
+        .json(&serde_json::json!({
+            "grant_type": "client_credentials",
+            "client_id": client_id,
+            "client_secret": client_secret,
+            "audience": AUDIENCE,
+        }))
+        .send()
+        .await?
+        .error_for_status()?
+        .json()
+        .await?;
+    answer["access_token"]
+        .as_str()
+        .map(str::to_owned)
+        .context("no access_token in the token response")
+}
+
+/// A Network API request to the sandbox at `origin` with `token`; the `data`
+/// of the answer, or the GraphQL errors as the error.
+pub async fn graphql(
+    http: &reqwest::Client,
+    origin: &Url,
+    token: &str,
+    query: &str,
+    variables: serde_json::Value,
+) -> Result<serde_json::Value> {
+    let answer: serde_json::Value = http
+        .post(origin.join("/graphql")?)
+        .bearer_auth(token)
+        .json(&serde_json::json!({ "query": query, "variables": variables }))
+        .send()
+        .await?
+        .json()
+        .await?;
+    if let Some(errors) = answer.get("errors") {
+        bail!("GraphQL errors: {errors}");
+    }
+    Ok(answer["data"].clone())
 }
 
 /// Fails with the Debian package to install when `program` is not on PATH.
