@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { flushSync } from 'svelte';
-import { MO_SESSION, button, byLabel, install, order, prescription, settle, type } from './fake';
+import { MO_SESSION, button, buttons, byLabel, install, order, prescription, settle, type } from './fake';
 import { go, startApp } from './harness';
 
 function orderApp() {
@@ -10,6 +10,27 @@ function orderApp() {
 }
 
 describe('an order', () => {
+  it('shows a draft order only with the prescriptions it can take, so its buttons do not move under the pointer', async () => {
+    const fake = install();
+    let answerWork: (() => void) | undefined;
+    fake.on('get_order', () => order()).on(
+      'patient_work',
+      () =>
+        new Promise((resolve) => {
+          answerWork = () => resolve({ prescriptions: [prescription('rx_1'), prescription('rx_2')], orders: [order()] });
+        }),
+    );
+    const root = await startApp(fake, MO_SESSION);
+    await go({ name: 'order', id: 'ord_1', notes: [] });
+    expect(buttons(root, 'Send order')).toHaveLength(0);
+
+    answerWork?.();
+    await settle();
+
+    expect(buttons(root, 'Send order')).toHaveLength(1);
+    expect(root.textContent).toContain('Prescriptions to add');
+  });
+
   it('lists pharmacy options with their offers, and chooses the one clicked', async () => {
     const fake = orderApp();
     fake
