@@ -38,12 +38,36 @@ pub struct Driver {
     _process: Guard,
 }
 
+/// How many times `tauri-driver` is started on fresh ports before giving up.
+const DRIVER_STARTS: u32 = 3;
+
 impl Driver {
+    /// Starts `tauri-driver`. The two ports are picked free but only bound by
+    /// the driver and WebKitWebDriver a moment later, so another process of the
+    /// run (a sandbox, the app's loopback listener, Chromium) can take one in
+    /// between; then `/status` never answers, and the driver is started again
+    /// on fresh ports.
     pub async fn start(env: &[(String, OsString)], log: &Path) -> Result<Self> {
         require(
             "tauri-driver",
             "cargo install tauri-driver --locked --version ^2",
         )?;
+        let mut attempt = 1;
+        loop {
+            match Self::start_once(env, log).await {
+                Ok(driver) => return Ok(driver),
+                Err(e) if attempt < DRIVER_STARTS => {
+                    eprintln!(
+                        "  tauri-driver start {attempt} failed ({e:#}); again on fresh ports"
+                    );
+                    attempt += 1;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    async fn start_once(env: &[(String, OsString)], log: &Path) -> Result<Self> {
         let port = free_port()?;
         let native_port = free_port()?;
         let process = Guard::spawn(
@@ -62,7 +86,7 @@ impl Driver {
         let http = reqwest::Client::new();
         wait_for(
             "tauri-driver to answer /status",
-            Duration::from_secs(20),
+            Duration::from_secs(15),
             || async {
                 Ok(http
                     .get(format!("{endpoint}/status"))
