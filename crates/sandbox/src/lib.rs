@@ -15,6 +15,7 @@
 //! Nothing here is shared with the client crate except the exported schema.
 
 pub mod auth;
+mod body_limit;
 pub mod catalog;
 pub mod config;
 pub mod fixture;

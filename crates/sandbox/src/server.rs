@@ -1,7 +1,7 @@
 //! Starting and stopping a sandbox: open storage, load the fixture and catalog,
 //! bind the listener, serve the auth router and the Network API until shut down. Every
-//! request body is limited to [`MAX_BODY_BYTES`]; a body over it is answered in
-//! the shape of the endpoint it was sent to ([`body_too_large_in_shape`]).
+//! request body is limited to [`MAX_BODY_BYTES`] (`body_limit.rs`); a body over it is
+//! answered in the shape of the endpoint it was sent to ([`body_too_large_in_shape`]).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -19,13 +19,11 @@ use tower_http::limit::RequestBodyLimitLayer;
 use url::Url;
 
 use crate::auth::keys::{KeyError, SigningKeys};
+use crate::body_limit::MAX_BODY_BYTES;
 use crate::config::{Config, Storage};
 use crate::fixture::FixtureError;
 use crate::state::AppState;
 use crate::store::{Db, StoreError};
-
-/// Largest request body any endpoint accepts (forms, JSON, GraphQL documents).
-pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// Why a sandbox could not start. Each message names what to fix.
 #[derive(Debug, thiserror::Error)]

@@ -20,10 +20,10 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use url::Url;
 
+use super::common::{CODE_TTL_SECS, LOGIN_TTL_SECS, now, parse_params, random_token, sha256_hex};
 use super::db::{self, PendingLogin};
 use super::limits::Refusal;
 use super::pages::{self, SignIn};
-use super::{CODE_TTL_SECS, LOGIN_TTL_SECS, now, parse_params, random_token, sha256_hex};
 use crate::state::AppState;
 use crate::store::StoreError;
 

@@ -273,7 +273,7 @@ pub(super) fn insert_code(
     // Codes are useless a minute after use or expiry; keep the table small.
     conn.execute(
         "DELETE FROM auth_codes WHERE expires_at <= ?1",
-        params![now - super::CODE_TTL_SECS],
+        params![now - super::common::CODE_TTL_SECS],
     )?;
     conn.execute(
         "INSERT INTO auth_codes (code_hash, client_id, redirect_uri, code_challenge, user_id,

@@ -12,7 +12,7 @@ use crate::state::AppState;
 
 pub(super) async fn openid_configuration(State(state): State<AppState>) -> Json<Value> {
     let issuer = &*state.issuer;
-    let mut scopes = vec![super::OFFLINE_ACCESS];
+    let mut scopes = vec![super::common::OFFLINE_ACCESS];
     scopes.extend(ALL_PERMISSIONS);
     Json(json!({
         "issuer": issuer,

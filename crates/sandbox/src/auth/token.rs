@@ -24,7 +24,8 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
 
 use super::claims::{AccessClaims, GTY_CLIENT_CREDENTIALS, MACHINE_PERMISSIONS};
-use super::{OFFLINE_ACCESS, db, now, parse_params, random_token, s256, sha256_hex};
+use super::common::{OFFLINE_ACCESS, now, parse_params, random_token, s256, sha256_hex};
+use super::db;
 use crate::state::AppState;
 use crate::store::StoreError;
 

@@ -4,187 +4,25 @@
 //! of the tables replaces that table. [`Catalog::build`] merges and validates them
 //! (every reference resolves, ids are unique) and keeps them in memory: the catalog
 //! is read-only while the sandbox runs. Name and code resolution lives in
-//! [`resolve`], pharmacy search in [`pharmacies`].
+//! [`resolve`], pharmacy search in [`pharmacies`]. The rows of each table, as
+//! written in TOML, are the fixture's (`crate::fixture::tables`, re-exported here):
+//! the catalog depends on the fixture, never the other way.
 
 pub mod pharmacies;
 pub mod resolve;
 
 use std::collections::{HashMap, HashSet};
 
-use serde::Deserialize;
-
+pub use crate::fixture::tables::{
+    AllergenEntry, CatalogTables, DiagnosisEntry, MedicationEntry, PatientSeed, PharmacyEntry,
+    RuleKind, ScreeningRuleEntry, TemplateDispense, TemplateEntry, diagnosis_id,
+};
 use crate::fixture::{Fixture, FixtureError, Rule};
-use crate::network::types::{FulfillmentType, ScreeningSeverity};
 
 /// The built-in catalog (see `builtin.toml`).
 pub const BUILTIN_TOML: &str = include_str!("builtin.toml");
 /// How the built-in catalog is named in messages.
 pub const BUILTIN_FILE: &str = "<built-in catalog>";
-
-/// `[[medications]]`: a treatment that can be prescribed.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MedicationEntry {
-    pub id: String,
-    pub name: String,
-    #[serde(default)]
-    pub rx_norm_id: Option<String>,
-    #[serde(default)]
-    pub ndc: Option<String>,
-    #[serde(default)]
-    pub upc: Option<String>,
-    /// Lowercase generic names.
-    pub ingredients: Vec<String>,
-    /// Lowercase class names ("ace inhibitor", "penicillin class").
-    #[serde(default)]
-    pub classes: Vec<String>,
-}
-
-impl MedicationEntry {
-    /// The ingredients and classes screening compares (lowercase).
-    pub fn terms(&self) -> impl Iterator<Item = &str> {
-        self.ingredients
-            .iter()
-            .chain(&self.classes)
-            .map(String::as_str)
-    }
-}
-
-/// `[[allergens]]`: what an allergy entry resolves to, and what it covers.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AllergenEntry {
-    pub id: String,
-    pub name: String,
-    #[serde(default)]
-    pub rx_norm_id: Option<String>,
-    /// Ingredients or classes of medications.
-    pub covers: Vec<String>,
-    /// A medication that avoids the conflict, offered on an alert.
-    #[serde(default)]
-    pub alternative: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum RuleKind {
-    /// Two ingredients or classes.
-    Drug,
-    /// An ICD-10 prefix, then an ingredient or class.
-    Condition,
-}
-
-/// `[[screening_rules]]`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ScreeningRuleEntry {
-    #[serde(rename = "type")]
-    pub kind: RuleKind,
-    pub between: Vec<String>,
-    pub severity: ScreeningSeverity,
-    pub description: String,
-    #[serde(default)]
-    pub alternative: Option<String>,
-}
-
-/// `[[diagnoses]]`: an ICD-10 code a name can resolve to.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DiagnosisEntry {
-    pub icd10_code: String,
-    pub name: String,
-}
-
-impl DiagnosisEntry {
-    /// `dx_` + the code with its dot as an underscore: `dx_E11_9`.
-    pub fn id(&self) -> String {
-        diagnosis_id(&self.icd10_code)
-    }
-}
-
-/// The id of the diagnosis with ICD-10 `code`.
-pub fn diagnosis_id(code: &str) -> String {
-    format!("dx_{}", code.replace('.', "_"))
-}
-
-/// `[[pharmacies]]`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PharmacyEntry {
-    pub id: String,
-    pub name: String,
-    pub street1: String,
-    #[serde(default)]
-    pub street2: Option<String>,
-    pub city: String,
-    pub state: String,
-    pub postal_code: String,
-    pub latitude: f64,
-    pub longitude: f64,
-    pub fulfillment_types: Vec<FulfillmentType>,
-    /// An order sent here for a patient without benefits gets an exception.
-    #[serde(default)]
-    pub needs_insurance_info: bool,
-}
-
-/// `[[templates]]`: an organization's favourite, drafted from by `templateId`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TemplateEntry {
-    pub id: String,
-    pub organization: String,
-    pub name: String,
-    pub treatment: String,
-    pub instructions: String,
-    pub dispense: TemplateDispense,
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TemplateDispense {
-    pub quantity: f64,
-    pub unit: String,
-    pub days_supply: i32,
-    #[serde(default)]
-    pub refills_allowed: i32,
-}
-
-/// `[[patients]]`: a patient seeded into an organization at start.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PatientSeed {
-    pub organization: String,
-    pub first: String,
-    pub last: String,
-    pub date_of_birth: String,
-    pub sex: String,
-    #[serde(default)]
-    pub phone: Option<String>,
-    #[serde(default)]
-    pub email: Option<String>,
-    #[serde(default)]
-    pub allergies: Vec<String>,
-    #[serde(default)]
-    pub medications: Vec<String>,
-    #[serde(default)]
-    pub diagnoses: Vec<String>,
-}
-
-/// The catalog tables of a file: the built-in one, or a fixture's.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CatalogTables {
-    #[serde(default)]
-    pub medications: Vec<MedicationEntry>,
-    #[serde(default)]
-    pub allergens: Vec<AllergenEntry>,
-    #[serde(default)]
-    pub screening_rules: Vec<ScreeningRuleEntry>,
-    #[serde(default)]
-    pub diagnoses: Vec<DiagnosisEntry>,
-    #[serde(default)]
-    pub pharmacies: Vec<PharmacyEntry>,
-}
 
 /// The catalog in force, indexed. Cheap to share behind an `Arc`.
 #[derive(Debug, Default)]

@@ -65,7 +65,7 @@ pub(crate) fn body_too_large() -> Response {
         codes::REQUEST_TOO_LARGE,
         &format!(
             "The request body is larger than {} bytes",
-            crate::server::MAX_BODY_BYTES
+            crate::body_limit::MAX_BODY_BYTES
         ),
     )
 }

@@ -2,7 +2,7 @@
 //! Update (prescriptions, pharmacy), Send (`SUBMITTED`, after its checks) and
 //! Cancel (only from `SUBMITTED`); exceptions once sent.
 
-use super::Call;
+use super::call::Call;
 use super::changes::Changes;
 use super::present;
 use super::types::{

@@ -2,7 +2,7 @@
 //! benefits, the preferred pharmacy and the clinical patches. Runs inside the
 //! caller's transaction; saves only when no input blocks.
 
-use super::Call;
+use super::call::Call;
 use super::changes::Changes;
 use super::clinical::{self, At, ListKind};
 use super::present;

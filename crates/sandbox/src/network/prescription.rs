@@ -2,7 +2,7 @@
 //! template, continuing a draft in progress), Update and Sign by content hash.
 //! Every answer is screened against the patient's record as it is now.
 
-use super::Call;
+use super::call::Call;
 use super::changes::{Changes, entity_option};
 use super::clinical::{self, At, ListKind};
 use super::present;

@@ -417,3 +417,34 @@ crate::redacted_debug! {
     PatientDoc { id, organization_id }
     PrescriptionDoc { id, organization_id, patient_id }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{EntryDoc, PatientDoc};
+
+    #[test]
+    fn printing_a_stored_patient_shows_no_patient_data() {
+        let patient = PatientDoc {
+            id: "pat_1".into(),
+            first: Some("Rosa".into()),
+            last: Some("Delgado".into()),
+            date_of_birth: Some("1988-04-17".into()),
+            email: Some("rosa.delgado@example.org".into()),
+            allergies: vec![EntryDoc {
+                id: "alg_1".into(),
+                name: "Penicillins".into(),
+                code: None,
+                coded: true,
+                status: None,
+            }],
+            ..PatientDoc::default()
+        };
+
+        let printed = format!("{patient:?} {:?}", patient.allergies);
+
+        assert!(printed.contains("pat_1"), "{printed}");
+        for secret in ["Rosa", "Delgado", "1988", "rosa.delgado", "Penicillins"] {
+            assert!(!printed.contains(secret), "{secret} in {printed}");
+        }
+    }
+}

@@ -6,7 +6,7 @@
 
 use async_graphql::{Enum, Interface, SimpleObject, Union};
 
-use super::order::PharmacyOffer;
+use super::pharmacy::PharmacyOffer;
 
 /// What happened to one input of a call.
 #[derive(Debug, Clone, SimpleObject)]

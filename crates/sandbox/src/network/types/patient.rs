@@ -1,17 +1,26 @@
 //! Patients: the record (demographics and clinical lists), candidates of an
 //! ambiguous match, and the inputs with their list patches.
 
-use async_graphql::{Enum, ID, InputObject, SimpleObject};
+use async_graphql::{Enum, ID, InputObject, SimpleObject, Union};
 use serde::{Deserialize, Serialize};
 
-use super::Date;
-use super::order::{Pharmacy, PharmacyReferenceInput};
+use super::errors::UpstreamServiceError;
+use super::location::AddressInput;
+use super::pharmacy::{Pharmacy, PharmacyReferenceInput};
+use super::scalars::Date;
 
 #[derive(Debug, Clone, SimpleObject)]
 pub struct Patient {
     pub id: ID,
     pub demographic: Option<PatientDemographic>,
     pub clinical: Option<PatientClinical>,
+}
+
+/// A patient as read back after a call, or why it could not be read.
+#[derive(Debug, Clone, Union)]
+pub enum PatientRecordResult {
+    Patient(Box<Patient>),
+    UpstreamServiceError(UpstreamServiceError),
 }
 
 #[derive(Clone, SimpleObject)]
@@ -150,17 +159,6 @@ pub struct HumanNameInput {
     pub title: Option<String>,
 }
 
-/// `country` is required whenever an address is sent.
-#[derive(Clone, Default, InputObject)]
-pub struct AddressInput {
-    pub street1: Option<String>,
-    pub street2: Option<String>,
-    pub city: Option<String>,
-    pub state: Option<String>,
-    pub postal_code: Option<String>,
-    pub country: Option<String>,
-}
-
 #[derive(Debug, Clone, Default, InputObject)]
 pub struct BenefitsPatch {
     pub add: Option<Vec<BenefitReferenceInput>>,
@@ -242,7 +240,6 @@ crate::redacted_debug! {
     PatientCandidate { id }
     PatientDemographicInput { sex }
     HumanNameInput {  }
-    AddressInput {  }
     BenefitReferenceInput { id }
     AllergyReferenceInput { id }
     MedicationReferenceInput { id }

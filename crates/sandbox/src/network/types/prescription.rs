@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::change::{ChangeCategory, ChangeOption};
 use super::patient::{DiagnosesPatch, Diagnosis, PatientDemographic, PatientReferenceInput};
+use super::scalars::Date;
 
 #[derive(Clone, SimpleObject)]
 pub struct Prescription {
@@ -74,7 +75,7 @@ pub struct PrescriptionSigningDetails {
     pub state: PrescriptionSigningState,
     pub content_hash: String,
     pub message: Option<String>,
-    pub signed_at: Option<super::Date>,
+    pub signed_at: Option<Date>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Enum)]

@@ -1,0 +1,135 @@
+//! What one Network API call runs with and how it runs: [`Call`] (the connection of
+//! its transaction, the catalog, the caller's organization and user), [`run`] (one
+//! SQLite transaction under one span, a storage fault answered as
+//! `UpstreamServiceError`), [`traced_refusal`] (a permission refusal logged under the
+//! same span). The resolvers in `schema.rs` use it; the record modules take a
+//! [`Call`].
+
+use std::sync::Arc;
+
+use async_graphql::Context;
+use rusqlite::Connection;
+use tracing::Instrument as _;
+
+use super::types::{RequestMetadata, UpstreamServiceError};
+use crate::catalog::Catalog;
+use crate::graphql::Caller;
+use crate::store::{Db, StoreError};
+
+/// What one call runs with, inside its transaction.
+#[derive(Debug)]
+pub struct Call<'a> {
+    pub conn: &'a Connection,
+    pub catalog: &'a Catalog,
+    /// The organization of the token: every record read or written is its own.
+    pub org: &'a str,
+    /// The user id of a user token (`None` for machine tokens).
+    pub user: Option<&'a str>,
+}
+
+pub(super) fn parts<'a>(
+    ctx: &Context<'a>,
+) -> async_graphql::Result<(&'a Caller, Db, Arc<Catalog>)> {
+    let caller = ctx.data::<Caller>()?;
+    let db = ctx.data::<Db>()?.clone();
+    let catalog = Arc::clone(ctx.data::<Arc<Catalog>>()?);
+    Ok((caller, db, catalog))
+}
+
+fn span(op: &'static str, metadata: &RequestMetadata) -> tracing::Span {
+    tracing::info_span!(
+        "network",
+        op,
+        source = ?metadata.source,
+        client = metadata.client.as_deref().unwrap_or("-"),
+        request_id = metadata.request_id.as_deref().unwrap_or("-"),
+        outcome = tracing::field::Empty,
+    )
+}
+
+pub(super) fn traced_refusal<T>(op: &'static str, metadata: &RequestMetadata, refusal: T) -> T {
+    let span = span(op, metadata);
+    span.record("outcome", "unauthorized");
+    tracing::info!(parent: &span, op, outcome = "unauthorized", "operation refused");
+    refusal
+}
+
+/// Runs `f` in one transaction on the store, under the operation's span.
+pub(super) async fn run<R, F>(
+    db: Db,
+    catalog: Arc<Catalog>,
+    caller: &Caller,
+    op: &'static str,
+    metadata: &RequestMetadata,
+    f: F,
+) -> Result<R, UpstreamServiceError>
+where
+    F: FnOnce(&Call<'_>) -> Result<R, StoreError> + Send + 'static,
+    R: Send + 'static,
+{
+    let org = caller.org().to_owned();
+    let user = caller.user_id().map(str::to_owned);
+    let span = span(op, metadata);
+    let result = db
+        .call(move |conn| {
+            let tx = conn.transaction()?;
+            let call = Call {
+                conn: &tx,
+                catalog: &catalog,
+                org: &org,
+                user: user.as_deref(),
+            };
+            let answer = f(&call)?;
+            tx.commit()?;
+            Ok(answer)
+        })
+        .instrument(span.clone())
+        .await;
+    let outcome = match &result {
+        Ok(_) => "ok",
+        Err(e) => storage_fault_label(e),
+    };
+    span.record("outcome", outcome);
+    tracing::info!(parent: &span, op, outcome, "operation finished");
+    result.map_err(|e| upstream(&e))
+}
+
+fn storage_fault_label(e: &StoreError) -> &'static str {
+    match e {
+        StoreError::Sqlite(_) => "storage_sqlite",
+        StoreError::Migration(_) => "storage_migration",
+        StoreError::Worker => "storage_worker",
+        StoreError::Document(_) => "storage_document",
+        StoreError::File(_) => "storage_file",
+    }
+}
+
+/// A storage fault as the network reports one. Busy, locked and full are worth
+/// retrying; anything else is not.
+fn upstream(e: &StoreError) -> UpstreamServiceError {
+    use rusqlite::ErrorCode;
+    let code = match e {
+        StoreError::Sqlite(rusqlite::Error::SqliteFailure(f, _)) => Some(f.code),
+        _ => None,
+    };
+    let retryable = matches!(
+        code,
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked | ErrorCode::DiskFull)
+    ) || matches!(e, StoreError::Worker);
+    tracing::error!(fault = storage_fault_label(e), ?code, "storage fault");
+    UpstreamServiceError {
+        code: if retryable {
+            "STORAGE_UNAVAILABLE"
+        } else {
+            "STORAGE_FAILED"
+        }
+        .to_owned(),
+        message: if retryable {
+            "The network's storage is busy or full: nothing was saved; try again shortly".to_owned()
+        } else {
+            "The network's storage failed: nothing was saved".to_owned()
+        },
+        service: "storage".to_owned(),
+        retryable,
+    }
+}

@@ -1,0 +1,71 @@
+//! `POST /graphql`: the route and its handler. The request plumbing of
+//! `crate::graphql` reads the token and the body; a request holding a forbidden
+//! character ([`forbidden_text`]) or failing strict validation (`strict.rs`) is
+//! refused whole; the rest runs on the schema (`schema.rs`) with the store, the
+//! catalog and the caller in its context.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::extract::rejection::BytesRejection;
+use axum::http::HeaderMap;
+use axum::response::Response;
+use axum::routing::post;
+
+use super::schema::SCHEMA;
+use super::{strict, validate};
+use crate::graphql::{self, Caller};
+use crate::state::AppState;
+
+pub(crate) fn router() -> Router<AppState> {
+    Router::new().route("/graphql", post(graphql))
+}
+
+async fn graphql(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let (claims, request) = match graphql::read_request(&state, &headers, body) {
+        Ok(parts) => parts,
+        Err(response) => return *response,
+    };
+    if let Some(refusal) = forbidden_text(&request) {
+        return graphql::respond(async_graphql::Response::from_errors(vec![refusal]));
+    }
+    if let Some(problem) = strict::problem(&request.query) {
+        let error = async_graphql::ServerError::new(problem, None);
+        return graphql::respond(async_graphql::Response::from_errors(vec![error]));
+    }
+    let request = request
+        .data(state.db.clone())
+        .data(Arc::clone(&state.catalog))
+        .data(Caller { claims });
+    graphql::respond(SCHEMA.execute(request).await)
+}
+
+/// A request whose variables or document hold a control or direction-override
+/// character, refused whole with the path of the first one (`INVALID_INPUT`).
+fn forbidden_text(request: &async_graphql::Request) -> Option<async_graphql::ServerError> {
+    use async_graphql::ErrorExtensions as _;
+    let variables = serde_json::to_value(&request.variables).unwrap_or_default();
+    let found = validate::forbidden_text(&variables, "variables").or_else(|| {
+        request
+            .query
+            .chars()
+            .find(|c| validate::is_forbidden_char(*c) && *c != '\r')
+            .map(|c| ("the document".to_owned(), c))
+    })?;
+    let (field, c) = found;
+    let message = format!(
+        "{field} holds the character U+{:04X}: control and text-direction characters are not allowed in any field",
+        u32::from(c)
+    );
+    let error = async_graphql::Error::new(message).extend_with(|_, ext| {
+        ext.set("code", graphql::codes::INVALID_INPUT);
+        ext.set("field", field.clone());
+    });
+    Some(error.into_server_error(async_graphql::Pos::default()))
+}

@@ -1,0 +1,124 @@
+//! The Network API's schema: [`Query`] (`ping`) and [`Mutation`] (the upserts
+//! `patient`, `prescription`, `order`: the permission checked from the input's shape
+//! alone by `access.rs`, then the call run by `call.rs` in the record's module), built
+//! once with the limits of `crate::graphql`. [`sdl`] is what
+//! `crates/sandbox/schema.graphql` holds.
+
+use std::sync::LazyLock;
+
+use async_graphql::{Context, EmptySubscription, Object, Schema};
+
+use super::call::{parts, run, traced_refusal};
+use super::types::{
+    ChangeSet, OperationError, OrderInput, OrderResult, PatientInput, PatientResult,
+    PrescriptionInput, PrescriptionResult, RequestMetadata,
+};
+use super::{access, types};
+use crate::graphql;
+
+pub type NetworkSchema = Schema<Query, Mutation, EmptySubscription>;
+
+pub(super) static SCHEMA: LazyLock<NetworkSchema> = LazyLock::new(|| {
+    Schema::build(Query, Mutation, EmptySubscription)
+        .register_output_type::<ChangeSet>()
+        .register_output_type::<OperationError>()
+        .register_output_type::<types::CatalogEntityKind>()
+        .limit_depth(graphql::MAX_DEPTH)
+        .limit_complexity(graphql::MAX_COMPLEXITY)
+        .limit_recursive_depth(64)
+        .limit_directives(16)
+        .finish()
+});
+
+/// The schema in GraphQL SDL: what `crates/sandbox/schema.graphql` holds.
+pub fn sdl() -> String {
+    SCHEMA.sdl()
+}
+
+#[derive(Debug)]
+pub struct Query;
+
+#[Object]
+impl Query {
+    /// Health check: touches no records; answers "pong" to any valid token.
+    async fn ping(&self) -> Option<String> {
+        Some("pong".to_owned())
+    }
+}
+
+#[derive(Debug)]
+pub struct Mutation;
+
+#[Object]
+impl Mutation {
+    /// Get `{ id }`, Sync (matching) or Update `{ id, … }` a patient.
+    async fn patient(
+        &self,
+        ctx: &Context<'_>,
+        patient: PatientInput,
+        metadata: RequestMetadata,
+    ) -> async_graphql::Result<PatientResult> {
+        let (caller, db, catalog) = parts(ctx)?;
+        if let Some(refusal) = access::patient(caller, &patient) {
+            return Ok(traced_refusal(
+                "patient",
+                &metadata,
+                PatientResult::UnauthorizedError(refusal),
+            ));
+        }
+        let result = run(db, catalog, caller, "patient", &metadata, move |call| {
+            super::patient::run(call, patient)
+        })
+        .await;
+        Ok(result.unwrap_or_else(PatientResult::UpstreamServiceError))
+    }
+
+    /// Get, look up a drug, draft, Update or Sign a prescription.
+    async fn prescription(
+        &self,
+        ctx: &Context<'_>,
+        prescription: PrescriptionInput,
+        metadata: RequestMetadata,
+    ) -> async_graphql::Result<PrescriptionResult> {
+        let (caller, db, catalog) = parts(ctx)?;
+        if let Some(refusal) = access::prescription(caller, &prescription) {
+            return Ok(traced_refusal(
+                "prescription",
+                &metadata,
+                PrescriptionResult::UnauthorizedError(refusal),
+            ));
+        }
+        let result = run(
+            db,
+            catalog,
+            caller,
+            "prescription",
+            &metadata,
+            move |call| super::prescription::run(call, prescription),
+        )
+        .await;
+        Ok(result.unwrap_or_else(PrescriptionResult::UpstreamServiceError))
+    }
+
+    /// Get, Sync, Update, Send or Cancel an order.
+    async fn order(
+        &self,
+        ctx: &Context<'_>,
+        order: OrderInput,
+        metadata: RequestMetadata,
+    ) -> async_graphql::Result<OrderResult> {
+        let (caller, db, catalog) = parts(ctx)?;
+        if let Some(refusal) = access::order(caller, &order) {
+            return Ok(traced_refusal(
+                "order",
+                &metadata,
+                OrderResult::UnauthorizedError(refusal),
+            ));
+        }
+        let result = run(db, catalog, caller, "order", &metadata, move |call| {
+            super::order::run(call, order)
+        })
+        .await;
+        Ok(result.unwrap_or_else(OrderResult::UpstreamServiceError))
+    }
+}
