@@ -1,5 +1,5 @@
 //! Registers the Network API's schema (the sandbox's export of the real network's
-//! schema) with cynic, so every document in `src/network/documents.rs` is checked
+//! schema) with cynic, so every document in `src/network/documents/` is checked
 //! against it at compile time.
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
