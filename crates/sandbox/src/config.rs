@@ -1,6 +1,7 @@
 //! Start-up settings of a sandbox: where it listens, where it keeps its data,
-//! which fixture it loads and the token lifetimes. The command-line flags in
-//! `main.rs` map one to one onto [`Config`]; nothing here touches the network.
+//! which fixture it loads, the token lifetimes, the control endpoint and the
+//! link layer's settings. The command-line flags in `main.rs` map onto
+//! [`Config`]; nothing here touches the network.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -40,6 +41,12 @@ pub struct Config {
     /// How long a sign-in's refresh tokens can be rotated for, in all: past
     /// it, the user signs in again (the session's absolute lifetime).
     pub refresh_family_ttl: Duration,
+    /// Where the control endpoint listens (loopback only; `None`: no control
+    /// endpoint). Port 0 picks a free port: see `Sandbox::control_url`.
+    pub control: Option<SocketAddr>,
+    /// The link layer's settings at start; `None` takes the fixture's `[link]`
+    /// section, or none (off). When set, it replaces that section whole.
+    pub link: Option<crate::link::LinkSettings>,
 }
 
 impl Config {
@@ -55,6 +62,8 @@ impl Config {
             machine_token_ttl: Duration::from_secs(86_400),
             refresh_token_ttl: Duration::from_secs(30 * 86_400),
             refresh_family_ttl: Duration::from_secs(12 * 3600),
+            control: None,
+            link: None,
         }
     }
 }

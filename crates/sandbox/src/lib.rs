@@ -10,7 +10,9 @@
 //!
 //! State lives in SQLite ([`store`]), accounts come from a TOML [`fixture`], and the
 //! [`catalog`] (medications, allergens, screening rules, diagnoses, pharmacies) is
-//! built in, replaceable by the fixture. [`Sandbox::start`] runs it all
+//! built in, replaceable by the fixture. The [`link`] layer makes the network
+//! slow or faulty on demand, set at runtime through the [`control`] endpoint
+//! (a second, loopback-only listener). [`Sandbox::start`] runs it all
 //! in-process (tests, the desktop app); `main.rs` is the command-line wrapper.
 //! Nothing here is shared with the client crate except the exported schema.
 
@@ -18,8 +20,10 @@ pub mod auth;
 mod body_limit;
 pub mod catalog;
 pub mod config;
+pub mod control;
 pub mod fixture;
 pub mod graphql;
+pub mod link;
 pub mod network;
 mod redact;
 mod server;

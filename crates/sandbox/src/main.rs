@@ -1,6 +1,8 @@
 //! `rxdesk-sandbox`: runs the local prescribing network from the command line.
-//! Prints exactly one line, `rxdesk-sandbox listening on http://127.0.0.1:PORT`,
-//! once connections are accepted; logs go to stderr (`RUST_LOG` honoured).
+//! Prints `rxdesk-sandbox listening on http://127.0.0.1:PORT` once connections
+//! are accepted — always the first line — then, with `--control`,
+//! `rxdesk-sandbox control on http://127.0.0.1:PORT`; logs go to stderr
+//! (`RUST_LOG` honoured).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -8,11 +10,19 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
+use rxdesk_sandbox::link::{Latency, LinkSettings, settings as link_settings};
 use rxdesk_sandbox::{Config, FixtureSource, Sandbox, Storage};
 
 /// The local prescribing network: OAuth authorization server + GraphQL API.
 #[derive(Debug, Parser)]
 #[command(name = "rxdesk-sandbox", version)]
+struct Cli {
+    #[command(flatten)]
+    serve: Args,
+}
+
+/// Serving the network (no subcommand).
+#[derive(Debug, clap::Args)]
 struct Args {
     /// Address to listen on; port 0 picks a free port.
     #[arg(long, default_value = "127.0.0.1:0")]
@@ -46,11 +56,72 @@ struct Args {
     /// hours): past it, refresh tokens are refused and the user signs in again.
     #[arg(long, default_value_t = 43_200, value_parser = clap::value_parser!(u64).range(1..))]
     refresh_family_ttl: u64,
+    /// Serve the control endpoint (`GET`/`PUT /link`, …) on this loopback
+    /// address; port 0 picks a free port, printed on a second line.
+    #[arg(long, value_name = "ADDR")]
+    control: Option<SocketAddr>,
+    /// Added round-trip latency of every API and token request: `clinic`
+    /// (60±20 ms), `hotspot` (150±60 ms), `off`, or milliseconds `MS[±MS]`.
+    /// Any link flag replaces the fixture's `[link]` section.
+    #[arg(long, value_name = "PROFILE", value_parser = link_settings::parse_latency)]
+    link: Option<Latency>,
+    /// Transient faults, comma-separated: `5%` (spread over the six kinds),
+    /// `KIND=RATE` (upstream, http_502, http_503, http_429, reset_before,
+    /// reset_after), `OP:KIND=RATE` or `OP:RATE` for one operation
+    /// (prescription_sign, order_send, …). Rates: `5%` or `0.05`.
+    #[arg(long, value_name = "SPEC", value_parser = faults_spec)]
+    faults: Option<String>,
+    /// Seed of the fault and jitter decisions (the same seed replays the same faults).
+    #[arg(long, value_name = "N")]
+    fault_seed: Option<u64>,
+    /// `Retry-After` of an injected 429, in seconds.
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u32).range(1..=3600))]
+    retry_after: Option<u32>,
+    /// The token endpoint answers 503 for this many seconds after start.
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u32).range(0..=86_400))]
+    token_outage: Option<u32>,
+}
+
+/// Checks a `--faults` value on its own (the rates of one spec are applied whole).
+fn faults_spec(spec: &str) -> Result<String, String> {
+    link_settings::apply_faults_spec(&mut LinkSettings::default(), spec)?;
+    Ok(spec.to_owned())
 }
 
 impl Args {
-    fn into_config(self) -> Config {
-        Config {
+    /// The link settings the flags give, or `None` when no link flag was given.
+    fn link_settings(&self) -> Result<Option<LinkSettings>, String> {
+        let given = self.link.is_some()
+            || self.faults.is_some()
+            || self.fault_seed.is_some()
+            || self.retry_after.is_some()
+            || self.token_outage.is_some();
+        if !given {
+            return Ok(None);
+        }
+        let mut settings = LinkSettings::default();
+        if let Some(latency) = self.link {
+            settings.latency = latency;
+        }
+        if let Some(spec) = &self.faults {
+            link_settings::apply_faults_spec(&mut settings, spec)?;
+        }
+        if let Some(seed) = self.fault_seed {
+            settings.seed = seed;
+        }
+        if let Some(secs) = self.retry_after {
+            settings.retry_after_secs = secs;
+        }
+        if let Some(secs) = self.token_outage {
+            settings.token_outage_secs = secs;
+        }
+        settings.validate().map_err(|e| e.to_string())?;
+        Ok(Some(settings))
+    }
+
+    fn into_config(self) -> Result<Config, String> {
+        let link = self.link_settings()?;
+        Ok(Config {
             listen: self.listen,
             storage: match self.data {
                 Some(dir) => Storage::Data(dir),
@@ -64,7 +135,9 @@ impl Args {
             machine_token_ttl: Duration::from_secs(self.machine_token_ttl),
             refresh_token_ttl: Duration::from_secs(self.refresh_token_ttl),
             refresh_family_ttl: Duration::from_secs(self.refresh_family_ttl),
-        }
+            control: self.control,
+            link,
+        })
     }
 }
 
@@ -77,7 +150,14 @@ async fn main() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
-    let config = Args::parse().into_config();
+    let cli = Cli::parse();
+    let config = match cli.serve.into_config() {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("rxdesk-sandbox: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let sandbox = match Sandbox::start(config).await {
         Ok(sandbox) => sandbox,
         Err(e) => {
@@ -92,6 +172,12 @@ async fn main() -> ExitCode {
         "rxdesk-sandbox listening on {}",
         sandbox.url().as_str().trim_end_matches('/')
     );
+    if let Some(control) = sandbox.control_url() {
+        println!(
+            "rxdesk-sandbox control on {}",
+            control.as_str().trim_end_matches('/')
+        );
+    }
     shutdown.await;
     tracing::info!("shutting down");
     sandbox.shutdown().await;

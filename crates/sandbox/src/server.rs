@@ -1,6 +1,8 @@
 //! Starting and stopping a sandbox: open storage, load the fixture and catalog,
-//! bind the listener, serve the auth router and the Network API until shut down. Every
-//! request body is limited to [`MAX_BODY_BYTES`] (`body_limit.rs`); a body over it is
+//! bind the listener, serve the auth router and the Network API until shut down,
+//! with the link layer (`crate::link`) in front of both and, when configured,
+//! the control endpoint (`crate::control`) on its own listener. Every request
+//! body is limited to [`MAX_BODY_BYTES`] (`body_limit.rs`); a body over it is
 //! answered in the shape of the endpoint it was sent to ([`body_too_large_in_shape`]).
 
 use std::net::SocketAddr;
@@ -13,7 +15,7 @@ use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse as _, Response};
 use tokio::net::TcpListener;
-use tokio::sync::oneshot;
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tower_http::limit::RequestBodyLimitLayer;
 use url::Url;
@@ -21,7 +23,9 @@ use url::Url;
 use crate::auth::keys::{KeyError, SigningKeys};
 use crate::body_limit::MAX_BODY_BYTES;
 use crate::config::{Config, Storage};
+use crate::control::{ControlError, ControlState};
 use crate::fixture::FixtureError;
+use crate::link::{Link, LinkError};
 use crate::state::AppState;
 use crate::store::{Db, StoreError};
 
@@ -44,6 +48,10 @@ pub enum StartError {
         addr: SocketAddr,
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Control(#[from] ControlError),
+    #[error("bad link settings: {0}")]
+    Link(#[from] LinkError),
 }
 
 /// A running sandbox. Dropping it without [`Sandbox::shutdown`] stops serving too
@@ -52,8 +60,11 @@ pub enum StartError {
 pub struct Sandbox {
     addr: SocketAddr,
     url: Url,
-    shutdown: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<()>>,
+    control_url: Option<Url>,
+    link: Link,
+    /// Set to `true` to stop every listener (dropping it does too).
+    shutdown: watch::Sender<bool>,
+    tasks: Vec<JoinHandle<()>>,
 }
 
 impl Sandbox {
@@ -74,6 +85,18 @@ impl Sandbox {
         };
         crate::fixture::apply(&db, &fixture).await?;
         crate::network::seed::patients(&db, &catalog, &fixture).await?;
+        // The flags' settings replace the fixture's `[link]` section whole.
+        let link = Link::new(
+            config
+                .link
+                .clone()
+                .or_else(|| fixture.link.clone())
+                .unwrap_or_default(),
+        )?;
+        let control = match config.control {
+            Some(addr) => Some(crate::control::bind(addr).await?),
+            None => None,
+        };
 
         let listener =
             TcpListener::bind(config.listen)
@@ -101,29 +124,57 @@ impl Sandbox {
             demo_accounts: fixture.demo_accounts().into(),
             login_limiter: Arc::default(),
         };
-        let app = router(state, addr.ip().is_loopback());
+        let app = router(state.clone(), addr.ip().is_loopback(), link.clone());
 
-        let (tx, rx) = oneshot::channel::<()>();
-        let task = tokio::spawn(async move {
+        let (shutdown, stopped) = watch::channel(false);
+        let mut tasks = Vec::new();
+        let until_stopped = {
+            let mut stopped = stopped.clone();
+            async move {
+                // Resolves on `true`, or when the sender is dropped.
+                let _ = stopped.wait_for(|stop| *stop).await;
+            }
+        };
+        tasks.push(tokio::spawn(async move {
             // The peer's address: the login limit counts per account and source.
             let served = axum::serve(
                 listener,
                 app.into_make_service_with_connect_info::<SocketAddr>(),
             )
-            .with_graceful_shutdown(async {
-                let _ = rx.await;
-            })
+            .with_graceful_shutdown(until_stopped)
             .await;
             if let Err(e) = served {
                 tracing::error!(error = %e, "sandbox server stopped with an error");
             }
-        });
+        }));
+        let mut control_url = None;
+        if let Some((listener, control_addr)) = control {
+            let routes = crate::control::router(ControlState {
+                app: state,
+                link: link.clone(),
+            });
+            let mut stopped = stopped.clone();
+            tasks.push(tokio::spawn(async move {
+                let served = axum::serve(listener, routes)
+                    .with_graceful_shutdown(async move {
+                        let _ = stopped.wait_for(|stop| *stop).await;
+                    })
+                    .await;
+                if let Err(e) = served {
+                    tracing::error!(error = %e, "control endpoint stopped with an error");
+                }
+            }));
+            control_url = Url::parse(&format!("http://{control_addr}")).ok();
+            tracing::info!(addr = %control_addr, "control endpoint started");
+        }
         tracing::info!(%addr, "sandbox started");
         Ok(Self {
             addr,
             url,
-            shutdown: Some(tx),
-            task: Some(task),
+            control_url,
+            link,
+            shutdown,
+            tasks,
         })
     }
 
@@ -137,21 +188,32 @@ impl Sandbox {
         &self.url
     }
 
+    /// `http://127.0.0.1:PORT` of the control endpoint, when it was asked for
+    /// (`Config::control`).
+    pub fn control_url(&self) -> Option<&Url> {
+        self.control_url.as_ref()
+    }
+
+    /// The link layer: its settings, counters and token outage, changed at
+    /// runtime as `PUT /link` does.
+    pub fn link(&self) -> &Link {
+        &self.link
+    }
+
     /// Stops accepting connections, lets in-flight requests finish, and waits.
     pub async fn shutdown(mut self) {
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(());
-        }
-        if let Some(task) = self.task.take() {
+        let _ = self.shutdown.send(true);
+        for task in std::mem::take(&mut self.tasks) {
             let _ = task.await;
         }
     }
 }
 
-fn router(state: AppState, loopback: bool) -> Router {
+fn router(state: AppState, loopback: bool, link: Link) -> Router {
     let router = Router::new()
         .merge(crate::auth::router())
         .merge(crate::network::router())
+        .layer(middleware::from_fn_with_state(link, crate::link::layer))
         .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
         .layer(middleware::from_fn(body_too_large_in_shape));
     // On loopback (the default, and the desktop app's built-in sandbox) only a
@@ -184,7 +246,7 @@ fn is_loopback_name(host: &str) -> bool {
 }
 
 /// Turns away a request whose `Host` is not a loopback name (421).
-async fn loopback_host_only(request: Request, next: Next) -> Response {
+pub(crate) async fn loopback_host_only(request: Request, next: Next) -> Response {
     let host = request
         .headers()
         .get(header::HOST)

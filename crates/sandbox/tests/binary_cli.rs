@@ -1,6 +1,8 @@
 //! The `rxdesk-sandbox` binary: prints exactly one "listening" line with the
-//! real port, serves discovery, and exits 0 on SIGTERM; a broken fixture makes
-//! it exit non-zero with a message naming the file.
+//! real port, serves discovery, and exits 0 on SIGTERM; with `--control`, a
+//! second line names the control endpoint, and the link flags are in force; a
+//! broken fixture or a control address off loopback makes it exit non-zero with
+//! a message naming the problem.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead as _, BufReader, Read as _};
@@ -95,4 +97,111 @@ fn broken_fixture_makes_the_binary_exit_non_zero_naming_the_file() {
     assert!(stderr.contains(&path.display().to_string()), "{stderr}");
     assert!(stderr.contains("[[organizations]] #2 (o)"), "{stderr}");
     assert!(stderr.contains("duplicate id"), "{stderr}");
+}
+
+/// Sends SIGTERM and waits (at most 10 s) for the exit code.
+#[cfg(unix)]
+async fn terminate(child: &mut Reap) -> Option<i32> {
+    let status = Command::new("kill")
+        .args(["-TERM", &child.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(exit) = child.0.try_wait().unwrap() {
+            return exit.code();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the sandbox did not exit after SIGTERM"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn with_control_a_second_line_names_the_control_endpoint_and_the_link_flags_apply() {
+    let mut child = Reap(
+        Command::new(BIN)
+            .args([
+                "--in-memory",
+                "--listen",
+                "127.0.0.1:0",
+                "--control",
+                "127.0.0.1:0",
+                "--link",
+                "clinic",
+                "--faults",
+                "5%",
+                "--fault-seed",
+                "7",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut stdout = BufReader::new(child.0.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    let mut second = String::new();
+    stdout.read_line(&mut second).unwrap();
+
+    assert!(
+        first.starts_with("rxdesk-sandbox listening on http://127.0.0.1:"),
+        "{first:?}"
+    );
+    let control = second
+        .trim_end()
+        .strip_prefix("rxdesk-sandbox control on ")
+        .unwrap_or_else(|| panic!("unexpected second line {second:?}"))
+        .to_owned();
+    assert!(control.starts_with("http://127.0.0.1:"), "{control}");
+    let link: serde_json::Value = reqwest::get(format!("{control}/link"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        link["settings"]["latency"],
+        serde_json::json!({ "ms": 60, "jitter_ms": 20 })
+    );
+    assert_eq!(link["settings"]["seed"], 7);
+    let reset_after = link["settings"]["faults"]["reset_after"].as_f64().unwrap();
+    assert!((reset_after - 0.05 / 6.0).abs() < 1e-9, "{link}");
+    assert_eq!(terminate(&mut child).await, Some(0));
+}
+
+#[test]
+fn a_control_address_off_loopback_stops_the_binary() {
+    let output = Command::new(BIN)
+        .args([
+            "--in-memory",
+            "--listen",
+            "127.0.0.1:0",
+            "--control",
+            "0.0.0.0:0",
+        ])
+        .output()
+        .unwrap();
+
+    assert!(!output.status.success());
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("loopback"), "{stderr}");
+}
+
+#[test]
+fn a_bad_faults_flag_is_refused_naming_it() {
+    let output = Command::new(BIN)
+        .args(["--in-memory", "--faults", "reset_after=150%"])
+        .output()
+        .unwrap();
+
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--faults"), "{stderr}");
 }

@@ -2,7 +2,8 @@
 //! its transaction, the catalog, the caller's organization and user), [`run`] (one
 //! SQLite transaction under one span, a storage fault answered as
 //! `UpstreamServiceError`), [`traced_refusal`] (a permission refusal logged under the
-//! same span). The resolvers in `schema.rs` use it; the record modules take a
+//! same span), [`injected_fault`] (the link layer's `UpstreamServiceError`, answered
+//! without touching the store). The resolvers in `schema.rs` use it; the record modules take a
 //! [`Call`].
 
 use std::sync::Arc;
@@ -52,6 +53,27 @@ pub(super) fn traced_refusal<T>(op: &'static str, metadata: &RequestMetadata, re
     span.record("outcome", "unauthorized");
     tracing::info!(parent: &span, op, outcome = "unauthorized", "operation refused");
     refusal
+}
+
+/// The `UpstreamServiceError` the link layer chose for this request, if it
+/// did: answered before the store is touched, so nothing is saved.
+pub(super) fn injected_fault(
+    ctx: &Context<'_>,
+    op: &'static str,
+    metadata: &RequestMetadata,
+) -> Option<UpstreamServiceError> {
+    let fault = ctx.data_opt::<crate::link::UpstreamFault>()?;
+    fault.honour();
+    let span = span(op, metadata);
+    span.record("outcome", "link_upstream");
+    tracing::info!(parent: &span, op, outcome = "link_upstream", "operation failed by the link layer");
+    Some(UpstreamServiceError {
+        code: "UPSTREAM_UNAVAILABLE".to_owned(),
+        message: "A service of the network did not answer: nothing was saved; try again shortly"
+            .to_owned(),
+        service: "network".to_owned(),
+        retryable: true,
+    })
 }
 
 /// Runs `f` in one transaction on the store, under the operation's span.

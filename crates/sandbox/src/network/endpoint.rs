@@ -2,7 +2,7 @@
 //! `crate::graphql` reads the token and the body; a request holding a forbidden
 //! character ([`forbidden_text`]) or failing strict validation (`strict.rs`) is
 //! refused whole; the rest runs on the schema (`schema.rs`) with the store, the
-//! catalog and the caller in its context.
+//! catalog, the caller and any `UpstreamFault` the link layer chose in its context.
 
 use std::sync::Arc;
 
@@ -25,6 +25,7 @@ pub(crate) fn router() -> Router<AppState> {
 
 async fn graphql(
     State(state): State<AppState>,
+    upstream_fault: Option<axum::Extension<crate::link::UpstreamFault>>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
@@ -39,10 +40,13 @@ async fn graphql(
         let error = async_graphql::ServerError::new(problem, None);
         return graphql::respond(async_graphql::Response::from_errors(vec![error]));
     }
-    let request = request
+    let mut request = request
         .data(state.db.clone())
         .data(Arc::clone(&state.catalog))
         .data(Caller { claims });
+    if let Some(axum::Extension(fault)) = upstream_fault {
+        request = request.data(fault);
+    }
     graphql::respond(SCHEMA.execute(request).await)
 }
 

@@ -6,7 +6,9 @@
 //! ([`access`], called by `schema.rs`) → the call run in one SQLite transaction
 //! ([`Call`], `call.rs`: [`patient`], [`prescription`], [`order`], with [`clinical`]
 //! patches, [`screening`] and [`present`]) → a storage fault answered as
-//! `UpstreamServiceError`. [`sdl`] is the schema exported to
+//! `UpstreamServiceError` (as is a fault the link layer chose for the request,
+//! `crate::link::UpstreamFault`, before anything is touched). [`sdl`] is the
+//! schema exported to
 //! `crates/sandbox/schema.graphql`. The rules are written down in
 //! `docs/network-api.md`.
 //!

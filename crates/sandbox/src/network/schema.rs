@@ -1,6 +1,7 @@
 //! The Network API's schema: [`Query`] (`ping`) and [`Mutation`] (the upserts
 //! `patient`, `prescription`, `order`: the permission checked from the input's shape
-//! alone by `access.rs`, then the call run by `call.rs` in the record's module), built
+//! alone by `access.rs`, then a link-layer fault answered if one was chosen, then the
+//! call run by `call.rs` in the record's module), built
 //! once with the limits of `crate::graphql`. [`sdl`] is what
 //! `crates/sandbox/schema.graphql` holds.
 
@@ -8,7 +9,7 @@ use std::sync::LazyLock;
 
 use async_graphql::{Context, EmptySubscription, Object, Schema};
 
-use super::call::{parts, run, traced_refusal};
+use super::call::{injected_fault, parts, run, traced_refusal};
 use super::types::{
     ChangeSet, OperationError, OrderInput, OrderResult, PatientInput, PatientResult,
     PrescriptionInput, PrescriptionResult, RequestMetadata,
@@ -66,6 +67,9 @@ impl Mutation {
                 PatientResult::UnauthorizedError(refusal),
             ));
         }
+        if let Some(fault) = injected_fault(ctx, "patient", &metadata) {
+            return Ok(PatientResult::UpstreamServiceError(fault));
+        }
         let result = run(db, catalog, caller, "patient", &metadata, move |call| {
             super::patient::run(call, patient)
         })
@@ -87,6 +91,9 @@ impl Mutation {
                 &metadata,
                 PrescriptionResult::UnauthorizedError(refusal),
             ));
+        }
+        if let Some(fault) = injected_fault(ctx, "prescription", &metadata) {
+            return Ok(PrescriptionResult::UpstreamServiceError(fault));
         }
         let result = run(
             db,
@@ -114,6 +121,9 @@ impl Mutation {
                 &metadata,
                 OrderResult::UnauthorizedError(refusal),
             ));
+        }
+        if let Some(fault) = injected_fault(ctx, "order", &metadata) {
+            return Ok(OrderResult::UpstreamServiceError(fault));
         }
         let result = run(db, catalog, caller, "order", &metadata, move |call| {
             super::order::run(call, order)
