@@ -1,6 +1,7 @@
 //! Racing state changes on one order: every call is one transaction, so when
-//! many requests race for the same transition exactly one applies it and the
-//! others are told why, and racing transitions end in one consistent state.
+//! many requests race for the same transition exactly one applies it (the
+//! others find it done: a repeated send is answered with the order as it is),
+//! and racing transitions end in one consistent state.
 //! (Racing signatures are in `network_prescription.rs`, racing `externalId`
 //! drafts too.)
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -46,14 +47,16 @@ async fn twenty_concurrent_sends_of_one_order_submit_it_once() {
         futures::future::join_all((0..20).map(|_| set_order_state(&sb, &ada, &order, "SUBMITTED")))
             .await;
 
+    // One sends it; the others find it sent: the order as it is, no change.
     assert_eq!(
         answers.iter().filter(|a| applied_state(a)).count(),
         1,
         "{answers:#?}"
     );
-    assert_eq!(
-        answers.iter().filter(|a| refused_state(a)).count(),
-        19,
+    assert!(
+        answers
+            .iter()
+            .all(|a| order_of(a)["state"] == "SUBMITTED" && !refused_state(a)),
         "{answers:#?}"
     );
     let got = get_order(&sb, &ada, &order).await;

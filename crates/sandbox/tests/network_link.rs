@@ -469,6 +469,27 @@ async fn token_faults_reach_the_token_endpoint() {
     assert_eq!(body["error"], "too_many_requests");
 }
 
+// ------------------------------------------------------------------ lost answers, repeated
+
+#[tokio::test]
+async fn a_send_whose_answer_was_lost_is_answered_as_sent_when_repeated() {
+    let sb = start().await;
+    let ada = prescriber(&sb).await;
+    let patient = add_patient(&sb, &ada, "Grace", "Hopper", DOB).await;
+    let rx = signed(&sb, &ada, &patient, METFORMIN).await;
+    let order_id = draft_order(&sb, &ada, &patient, &[&rx]).await;
+    set(&sb, only(Operation::OrderSend, always("reset_after")));
+    let send = json!({ "order": { "id": order_id, "state": "SUBMITTED" }, "metadata": metadata() });
+    let lost = post(&sb, &ada, &order_doc(), send).await;
+    assert!(lost.is_err(), "{lost:?}");
+    set(&sb, LinkSettings::default());
+
+    let again = set_order_state(&sb, &ada, &order_id, "SUBMITTED").await;
+
+    assert_eq!(order_of(&again)["state"], "SUBMITTED", "{again:#}");
+    assert!(changes(&again).is_empty(), "{again:#}");
+}
+
 // ------------------------------------------------------------------ control endpoint
 
 #[tokio::test]

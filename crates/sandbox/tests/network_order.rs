@@ -345,18 +345,6 @@ async fn a_submitted_order_can_be_canceled() {
 }
 
 #[tokio::test]
-async fn a_canceled_order_cannot_be_canceled_again() {
-    let (sb, ada, patient, rx) = setup().await;
-    let id = draft_order(&sb, &ada, &patient, &[&rx]).await;
-    send_ok(&sb, &ada, &id).await;
-    set_order_state(&sb, &ada, &id, "CANCELED").await;
-
-    let r = set_order_state(&sb, &ada, &id, "CANCELED").await;
-
-    assert_eq!(unapplied(&r, "state")["status"], "REJECTED", "{r:#}");
-}
-
-#[tokio::test]
 async fn a_canceled_order_cannot_be_sent_again() {
     let (sb, ada, patient, rx) = setup().await;
     let id = draft_order(&sb, &ada, &patient, &[&rx]).await;

@@ -790,35 +790,6 @@ async fn removing_an_allergy_on_file_removes_it() {
 }
 
 #[tokio::test]
-async fn removing_an_allergy_not_on_file_is_rejected() {
-    let (sb, ada) = ada_and_sandbox().await;
-    let id = add_patient(&sb, &ada, "Grace", "Hopper", DOB).await;
-    update_clinical(
-        &sb,
-        &ada,
-        &id,
-        json!({ "allergies": { "add": [{ "id": ALG_PENICILLIN }] } }),
-    )
-    .await;
-
-    let r = patient(
-        &sb,
-        &ada,
-        json!({ "id": id, "clinical": { "allergies": { "remove": [{ "id": ALG_NSAID }] } } }),
-    )
-    .await;
-
-    let c = unapplied(&r, "clinical.allergies.remove.0");
-    assert_eq!(
-        (&c["status"], &c["severity"]),
-        (&json!("REJECTED"), &json!("BLOCKING")),
-        "{c:#}"
-    );
-    let got = get_patient(&sb, &ada, &id).await;
-    assert_eq!(entry_ids(&got, "allergies"), vec![ALG_PENICILLIN]);
-}
-
-#[tokio::test]
 async fn adding_an_allergy_already_on_file_is_an_informational_no_op() {
     let (sb, ada) = ada_and_sandbox().await;
     let id = add_patient(&sb, &ada, "Grace", "Hopper", DOB).await;

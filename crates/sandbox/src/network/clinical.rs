@@ -1,7 +1,8 @@
 //! Clinical lists as patches — allergies, medications, diagnoses — on a patient
 //! (and a prescription's diagnoses): `add` resolves each entry against the catalog
 //! (by id or code exactly; by name, one fit or the options to choose from, or kept
-//! uncoded), `remove` and `update` act on entries on file, `none` clears the list.
+//! uncoded), `remove` and `update` act on entries on file (removing one that is
+//! not on file is a no-op, noted), `none` clears the list.
 
 use super::changes::{Changes, entity_option};
 use super::types::{
@@ -221,15 +222,15 @@ pub fn apply(
             let removed = list.remove(pos);
             changes.push(Change::field(key, label, Some(&removed.name), None));
         } else {
-            changes.push(Change::rejected(
-                key,
-                label,
-                ChangeCategory::InvalidInput,
-                format!(
-                    "`{}` is not on file, so it cannot be removed",
-                    entry.describe()
-                ),
+            // Not on file (or removed already by a call whose answer was lost):
+            // the list already is what was asked for.
+            let mut change =
+                Change::field(key, label, None, None).with_operation(ChangeOperation::Removed);
+            change.reason = Some(format!(
+                "`{}` is not on file: nothing to remove",
+                entry.describe()
             ));
+            changes.push(change);
         }
     }
     for (i, entry) in patch.update.iter().enumerate() {

@@ -1,6 +1,8 @@
 //! The `order` upsert: Get, Sync (the patient's draft order, or a new one),
 //! Update (prescriptions, pharmacy), Send (`SUBMITTED`, after its checks) and
-//! Cancel (only from `SUBMITTED`); exceptions once sent.
+//! Cancel (only from `SUBMITTED`); exceptions once sent. A repeated Send or
+//! Cancel, and removing a prescription that is not on the order, change nothing
+//! and are not errors (a client retrying a lost answer).
 
 use super::call::Call;
 use super::changes::Changes;
@@ -155,6 +157,8 @@ fn update(
             "A sent order cannot go back to DRAFT",
         )),
         Some(OrderState::Submitted) => send(call, &mut doc, &mut changes)?,
+        // A repeated cancel (its first answer lost): the order as it is.
+        Some(OrderState::Canceled) if doc.state == OrderState::Canceled => {}
         Some(OrderState::Canceled) => {
             if doc.state == OrderState::Submitted {
                 doc.state = OrderState::Canceled;
@@ -248,24 +252,32 @@ fn prescriptions(
     }
     for (i, reference) in remove.iter().enumerate() {
         let key = format!("{KEY}.remove.{i}");
-        let found = find_prescription(call, reference)?;
-        match found.and_then(|p| doc.prescription_ids.iter().position(|id| *id == p.id)) {
-            Some(pos) => {
-                let id = doc.prescription_ids.remove(pos);
-                changes.push(Change::resolved(
-                    key,
-                    "Prescription",
-                    Some(&describe(reference)),
-                    &id,
-                    ChangeOperation::Removed,
-                ));
-            }
-            None => changes.push(rejected(
+        let Some(found) = find_prescription(call, reference)? else {
+            changes.push(rejected(
                 &key,
                 ChangeCategory::InvalidInput,
-                format!("`{}` is not on this order", describe(reference)),
-            )),
+                format!(
+                    "No prescription `{}` in your organization",
+                    describe(reference)
+                ),
+            ));
+            continue;
+        };
+        let mut change = Change::resolved(
+            key,
+            "Prescription",
+            Some(&describe(reference)),
+            &found.id,
+            ChangeOperation::Removed,
+        );
+        match doc.prescription_ids.iter().position(|id| *id == found.id) {
+            Some(pos) => {
+                doc.prescription_ids.remove(pos);
+            }
+            // Removed already (a repeated remove whose answer was lost): a no-op.
+            None => change.reason = Some("Not on this order: nothing to remove".to_owned()),
         }
+        changes.push(change);
     }
     for (i, reference) in add.iter().enumerate() {
         let key = format!("{KEY}.add.{i}");
@@ -401,6 +413,10 @@ fn send(call: &Call<'_>, doc: &mut OrderDoc, changes: &mut Changes) -> Result<()
     let refuse = |changes: &mut Changes, category, reason: String| {
         changes.push(rejected("state", category, reason))
     };
+    if doc.state == OrderState::Submitted {
+        // A repeated send (its first answer lost): sent once, nothing changes.
+        return Ok(());
+    }
     if doc.state != OrderState::Draft {
         refuse(
             changes,

@@ -494,20 +494,29 @@ fn benefits(doc: &mut PatientDoc, patch: super::types::BenefitsPatch, changes: &
     }
     for (i, b) in remove.iter().enumerate() {
         let key = format!("{KEY}.remove.{i}");
-        match b
-            .id
-            .as_ref()
-            .and_then(|id| doc.benefits.iter().position(|x| x.id == id.as_str()))
-        {
+        let Some(id) = b.id.as_ref() else {
+            changes.push(invalid(
+                &key,
+                LABEL,
+                "Name a benefit on file by its id to remove it",
+            ));
+            continue;
+        };
+        match doc.benefits.iter().position(|x| x.id == id.as_str()) {
             Some(pos) => {
                 let gone = doc.benefits.remove(pos);
                 changes.push(Change::field(key, LABEL, Some(&gone.member_id), None));
             }
-            None => changes.push(invalid(
-                &key,
-                LABEL,
-                "Name a benefit on file by its id to remove it",
-            )),
+            // Removed already (a repeated remove whose answer was lost): a no-op.
+            None => {
+                let mut change =
+                    Change::field(key, LABEL, None, None).with_operation(ChangeOperation::Removed);
+                change.reason = Some(format!(
+                    "`{}` is not on file: nothing to remove",
+                    id.as_str()
+                ));
+                changes.push(change);
+            }
         }
     }
     for (i, b) in update.iter().enumerate() {

@@ -1,6 +1,7 @@
 //! The `prescription` upsert: Get, drug look-up, drafting (from a treatment or a
-//! template, continuing a draft in progress), Update and Sign by content hash.
-//! Every answer is screened against the patient's record as it is now.
+//! template, continuing a draft in progress), Update and Sign by content hash
+//! (a signer repeating their own signature gets the signed prescription back,
+//! unchanged). Every answer is screened against the patient's record as it is now.
 
 use super::call::Call;
 use super::changes::{Changes, entity_option};
@@ -727,7 +728,23 @@ fn sign(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResult,
             false,
         ));
     }
+    let signing = input.signing.unwrap_or_default();
     if stored.is_signed() {
+        // The same signer sending the same hash again (its first answer was
+        // lost): the prescription as it is, no change. Anything else is refused.
+        let repeated = signing
+            .signed_hash
+            .as_deref()
+            .is_some_and(|h| h.trim() == present::content_hash(&stored))
+            && stored.signed_by.as_deref() == call.user;
+        if repeated {
+            let answer = Answer {
+                doc: Some(&stored),
+                patient: patient.as_ref(),
+                invalidated: false,
+            };
+            return Ok(payload(call, answer, Changes::default()));
+        }
         return Ok(refuse(
             Change::rejected(
                 "signing",
@@ -738,7 +755,6 @@ fn sign(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResult,
             false,
         ));
     }
-    let signing = input.signing.unwrap_or_default();
     let Some(signed_hash) = signing.signed_hash.as_deref() else {
         return Ok(refuse(
             Change::rejected(
