@@ -12,10 +12,12 @@
 //! [`catalog`] (medications, allergens, screening rules, diagnoses, pharmacies) is
 //! built in, replaceable by the fixture. The [`link`] layer makes the network
 //! slow or faulty on demand, set at runtime through the [`control`] endpoint
-//! (a second, loopback-only listener). [`Sandbox::start`] runs it all
+//! (a second, loopback-only listener); [`audit`] reads a database for the
+//! duplicates a client that retried badly leaves. [`Sandbox::start`] runs it all
 //! in-process (tests, the desktop app); `main.rs` is the command-line wrapper.
 //! Nothing here is shared with the client crate except the exported schema.
 
+pub mod audit;
 pub mod auth;
 mod body_limit;
 pub mod catalog;

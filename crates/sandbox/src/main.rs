@@ -2,23 +2,44 @@
 //! Prints `rxdesk-sandbox listening on http://127.0.0.1:PORT` once connections
 //! are accepted — always the first line — then, with `--control`,
 //! `rxdesk-sandbox control on http://127.0.0.1:PORT`; logs go to stderr
-//! (`RUST_LOG` honoured).
+//! (`RUST_LOG` honoured). `rxdesk-sandbox audit --data DIR` reports the
+//! duplicates in a sandbox's database instead (exit 0 clean, 1 duplicates,
+//! 2 when it cannot read it).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
 use rxdesk_sandbox::link::{Latency, LinkSettings, settings as link_settings};
 use rxdesk_sandbox::{Config, FixtureSource, Sandbox, Storage};
 
 /// The local prescribing network: OAuth authorization server + GraphQL API.
 #[derive(Debug, Parser)]
-#[command(name = "rxdesk-sandbox", version)]
+#[command(
+    name = "rxdesk-sandbox",
+    version,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
     #[command(flatten)]
     serve: Args,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Report duplicate records (a write retried without its key) in a
+    /// sandbox's database, stopped or running; ids only. Exit 0 when clean,
+    /// 1 when duplicates were found, 2 when the database cannot be read.
+    Audit {
+        /// The directory the sandbox ran with as `--data`.
+        #[arg(long)]
+        data: PathBuf,
+    },
 }
 
 /// Serving the network (no subcommand).
@@ -151,6 +172,9 @@ async fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
+    if let Some(Command::Audit { data }) = cli.command {
+        return audit(&data);
+    }
     let config = match cli.serve.into_config() {
         Ok(config) => config,
         Err(e) => {
@@ -182,6 +206,27 @@ async fn main() -> ExitCode {
     tracing::info!("shutting down");
     sandbox.shutdown().await;
     ExitCode::SUCCESS
+}
+
+/// `rxdesk-sandbox audit`: findings (ids only) one a line, then the summary.
+fn audit(data: &std::path::Path) -> ExitCode {
+    match rxdesk_sandbox::audit::audit_data_dir(data) {
+        Ok(report) => {
+            for finding in &report.findings {
+                println!("{finding}");
+            }
+            println!("{}", report.summary());
+            if report.is_clean() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => {
+            eprintln!("rxdesk-sandbox audit: {e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 /// Listens for SIGTERM from the call on (Ctrl-C from the first poll); resolves on

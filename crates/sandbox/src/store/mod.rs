@@ -28,6 +28,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!(
             "../../migrations/0005_refresh_family_deadline.sql"
         )),
+        M::up(include_str!("../../migrations/0006_network_events.sql")),
     ])
 }
 
