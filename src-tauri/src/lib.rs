@@ -4,6 +4,7 @@
 //! ([`core`], [`session_store`], [`environments`]) so it can be tested without
 //! a window; [`commands`] only adapts them to IPC.
 
+pub mod bindings;
 pub mod commands;
 pub mod convert;
 pub mod core;

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 #[test]
 fn committed_typescript_bindings_match_the_rust_types() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../ui/src/bindings/ipc.ts");
-    let expected = rxdesk_lib::ipc::typescript_bindings();
+    let expected = rxdesk_lib::bindings::typescript_bindings();
     if std::env::var_os("RXDESK_WRITE_BINDINGS").is_some() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, &expected).unwrap();

@@ -1,0 +1,107 @@
+//! Prescriptions both ways: the network's prescription as the UI's view; the
+//! draft form, checked, as the network's prescription input.
+
+use rxdesk_client::network::Choice;
+use rxdesk_client::network::documents as net;
+
+use super::common::choice_view;
+use super::input::{id, plain_text, trimmed};
+use super::patients::diagnosis;
+use super::vocabulary::{alert_kind, alert_severity, draft_status, signing_state};
+use crate::ipc::{
+    AlertView, CommandError, DispenseView, DraftForm, DrugView, PrescriptionView, RecordKind,
+};
+use crate::links::link;
+
+pub fn prescription_view(p: net::Prescription) -> PrescriptionView {
+    let id = p.id.into_inner();
+    let dispense = p.dispense.unwrap_or_default();
+    PrescriptionView {
+        link: link(RecordKind::Prescription, &id),
+        id,
+        patient_id: p.patient.map(|r| r.id.into_inner()),
+        status: p.status.map(draft_status),
+        signing: signing_state(p.signing.state),
+        content_hash: p.signing.content_hash,
+        signed_at: p.signing.signed_at.map(|d| d.0),
+        template_id: p.template_id.map(cynic::Id::into_inner),
+        drug: DrugView {
+            id: p.treatment.id.into_inner(),
+            name: p.treatment.name,
+            rx_norm_id: p.treatment.rx_norm_id,
+        },
+        instructions: p.instructions,
+        dispense: DispenseView {
+            quantity: dispense.quantity,
+            unit: dispense.unit,
+            days_supply: dispense.days_supply,
+            refills: dispense.refills_allowed,
+            dispense_as_written: dispense.dispense_as_written,
+        },
+        diagnoses: p
+            .clinical
+            .iter()
+            .flat_map(|c| &c.diagnoses)
+            .map(diagnosis)
+            .collect(),
+        alerts: p
+            .screening_alerts
+            .unwrap_or_default()
+            .iter()
+            .map(|a| AlertView {
+                severity: alert_severity(a.severity),
+                kind: alert_kind(a.kind),
+                description: a.description.clone(),
+                involved: a.involved_entities.iter().map(|e| e.name.clone()).collect(),
+                alternatives: a
+                    .options
+                    .iter()
+                    .flatten()
+                    .map(|o| choice_view(&Choice::from(o)))
+                    .collect(),
+            })
+            .collect(),
+    }
+}
+
+/// Every text of the draft form, checked.
+pub fn check_draft_form(form: &DraftForm) -> Result<(), CommandError> {
+    plain_text(
+        "instructions",
+        "Instructions",
+        form.instructions.as_deref().unwrap_or_default(),
+    )?;
+    plain_text("unit", "Unit", form.unit.as_deref().unwrap_or_default())?;
+    plain_text(
+        "templateId",
+        "Template id",
+        form.template_id.as_deref().unwrap_or_default(),
+    )
+}
+
+/// The draft form as the network's prescription input (fields left empty are
+/// not sent; the patient only on a new draft).
+pub fn prescription_input(patient_id: Option<&str>, form: &DraftForm) -> net::PrescriptionInput {
+    let dispense = net::DispenseInput {
+        quantity: form.quantity,
+        unit: trimmed(form.unit.as_deref()),
+        days_supply: form.days_supply,
+        refills_allowed: form.refills,
+        dispense_as_written: None,
+    };
+    let has_dispense = dispense.quantity.is_some()
+        || dispense.unit.is_some()
+        || dispense.days_supply.is_some()
+        || dispense.refills_allowed.is_some();
+    net::PrescriptionInput {
+        patient: patient_id.map(|p| net::PatientReferenceInput { id: Some(id(p)) }),
+        template_id: trimmed(form.template_id.as_deref()).map(|t| id(&t)),
+        treatment: trimmed(form.drug_id.as_deref()).map(|d| net::TreatmentReferenceInput {
+            id: Some(id(&d)),
+            ..Default::default()
+        }),
+        instructions: trimmed(form.instructions.as_deref()),
+        dispense: has_dispense.then_some(dispense),
+        ..Default::default()
+    }
+}

@@ -1,0 +1,123 @@
+//! Sign-in and the session, as the UI may know them (who and what they may do,
+//! never the token): the session and where it is kept, sign-in progress and
+//! failure, sign-out, and everything the UI needs at start ([`AppStatus`]).
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::environments::{EnvironmentInfo, NetworkPreset};
+use super::links::LinkEvent;
+
+/// Event carrying sign-in progress and outcome ([`SignInEvent`]).
+pub const EVENT_SIGN_IN: &str = "rxdesk://sign-in";
+
+/// Event sent whenever the session changes ([`SessionEvent`]).
+pub const EVENT_SESSION: &str = "rxdesk://session";
+
+/// Where the session is kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum SessionStorage {
+    /// The OS keyring (Keychain, Credential Manager, Secret Service).
+    Keyring,
+    /// No keyring service: memory only, gone when the app quits.
+    MemoryOnly { reason: String },
+}
+
+/// Who is signed in, as the UI may know it (never the token).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionInfo {
+    pub environment_id: String,
+    pub user_name: String,
+    pub user_email: String,
+    pub role: String,
+    pub organization_id: String,
+    pub organization_name: String,
+    pub permissions: Vec<String>,
+    /// RFC 3339.
+    pub expires_at: String,
+}
+
+/// The session changed (signed in, renewed, signed out, switched environment).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionEvent {
+    pub session: Option<SessionInfo>,
+    /// Where the session is kept now (a keyring that refused a write means memory only).
+    pub storage: SessionStorage,
+}
+
+/// Whether the network was told to end a session at sign-out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Revocation {
+    /// The refresh token was revoked: the session cannot be renewed anywhere.
+    Revoked,
+    /// The session had no refresh token: its access token ends by itself.
+    NothingToRevoke,
+    /// The network could not be told; the refresh token may work until it expires.
+    Failed { message: String },
+}
+
+/// What signing out did. The session is gone from the app either way.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SignOutSummary {
+    pub revocation: Revocation,
+    /// The keyring did not remove the stored session: why (it is unusable
+    /// without the app, and the next sign-in replaces it).
+    pub keyring_problem: Option<String>,
+}
+
+/// Everything the UI needs at start.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct AppStatus {
+    pub environments: Vec<EnvironmentInfo>,
+    pub active_environment: String,
+    pub session: Option<SessionInfo>,
+    pub storage: SessionStorage,
+    /// Problems with the environments file or variables, shown on the settings screen.
+    pub environment_problems: Vec<String>,
+    /// The vendor's networks, for the settings screen.
+    pub presets: Vec<NetworkPreset>,
+    /// The `rxdesk://` link the app was started with, handed over once.
+    pub link: Option<LinkEvent>,
+    /// Seconds without input after which the app locks (0: never).
+    pub idle_lock_seconds: u32,
+}
+
+/// Why a sign-in ended without a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum SignInFailure {
+    /// The user pressed Cancel on the sign-in page (`access_denied`).
+    AccessDenied,
+    /// No callback arrived in time.
+    Timeout,
+    /// The network could not be reached.
+    Network,
+    /// The user cancelled in the app.
+    Cancelled,
+    /// Anything else the server or the listener reported.
+    Other,
+}
+
+/// Sign-in progress and outcome, sent as [`EVENT_SIGN_IN`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "stage", rename_all = "camelCase")]
+pub enum SignInEvent {
+    /// The browser was asked to open `url`; waiting for the callback.
+    Waiting {
+        url: String,
+        #[serde(rename = "browserOpened")]
+        browser_opened: bool,
+    },
+    #[serde(rename_all = "camelCase")]
+    SignedIn { session: SessionInfo },
+    Failed {
+        reason: SignInFailure,
+        message: String,
+    },
+}
