@@ -559,6 +559,29 @@ async fn bad_settings_are_refused_naming_the_field_and_change_nothing() {
 }
 
 #[tokio::test]
+async fn the_control_endpoint_answers_json_even_to_a_wrong_route_or_method() {
+    let sb = start_with_control().await;
+
+    let unknown = support::http()
+        .get(control(&sb, "/nothing"))
+        .send()
+        .await
+        .unwrap();
+    let wrong_method = support::http()
+        .post(control(&sb, "/link"))
+        .send()
+        .await
+        .unwrap();
+
+    assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
+    let said: Value = unknown.json().await.unwrap();
+    assert!(said["error"].is_string(), "{said}");
+    assert_eq!(wrong_method.status(), StatusCode::METHOD_NOT_ALLOWED);
+    let said: Value = wrong_method.json().await.unwrap();
+    assert!(said["error"].is_string(), "{said}");
+}
+
+#[tokio::test]
 async fn the_control_endpoint_refuses_a_host_that_is_not_loopback() {
     let sb = start_with_control().await;
 

@@ -64,6 +64,7 @@ pub(crate) fn router(state: ControlState) -> Router {
     Router::new()
         .merge(link::routes())
         .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
         .layer(RequestBodyLimitLayer::new(
             crate::body_limit::MAX_BODY_BYTES,
         ))
@@ -80,6 +81,13 @@ pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> Response 
 /// A JSON body that could not be read, said in the control endpoint's shape.
 pub(crate) fn bad_json(rejection: &JsonRejection) -> Response {
     error(rejection.status(), rejection.body_text())
+}
+
+async fn method_not_allowed() -> Response {
+    error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "this control route does not take that method (see docs/network-api.md, \"Control endpoint\")",
+    )
 }
 
 async fn not_found() -> Response {
