@@ -25,6 +25,7 @@ pub mod config;
 pub mod control;
 pub mod fixture;
 pub mod graphql;
+mod host_check;
 pub mod link;
 pub mod network;
 mod redact;

@@ -13,7 +13,7 @@ use axum::Router;
 use axum::extract::Request;
 use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
-use axum::response::{IntoResponse as _, Response};
+use axum::response::Response;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -220,47 +220,11 @@ fn router(state: AppState, loopback: bool, link: Link) -> Router {
     // loopback name may address the sandbox: a web page that rebinds its own
     // host name to 127.0.0.1 (DNS rebinding) is turned away.
     let router = if loopback {
-        router.layer(middleware::from_fn(loopback_host_only))
+        router.layer(middleware::from_fn(crate::host_check::loopback_host_only))
     } else {
         router
     };
     router.with_state(state)
-}
-
-/// The names a loopback sandbox answers to.
-fn is_loopback_name(host: &str) -> bool {
-    let name = match host.strip_prefix('[') {
-        Some(v6) => v6.split_once(']').map_or(v6, |(name, _)| name),
-        None => host.rsplit_once(':').map_or(host, |(name, port)| {
-            if port.bytes().all(|b| b.is_ascii_digit()) {
-                name
-            } else {
-                host
-            }
-        }),
-    };
-    name.eq_ignore_ascii_case("localhost")
-        || name
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
-
-/// Turns away a request whose `Host` is not a loopback name (421).
-pub(crate) async fn loopback_host_only(request: Request, next: Next) -> Response {
-    let host = request
-        .headers()
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default();
-    if is_loopback_name(host) {
-        return next.run(request).await;
-    }
-    tracing::info!("request refused: Host is not a loopback name");
-    (
-        StatusCode::MISDIRECTED_REQUEST,
-        "This sandbox answers only to 127.0.0.1, localhost or [::1].",
-    )
-        .into_response()
 }
 
 /// Creates `dir` (and its parents) readable by its owner only (`0700` on Unix),
@@ -304,31 +268,4 @@ fn is_json(response: &Response) -> bool {
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_loopback_name;
-
-    #[test]
-    fn loopback_names_are_recognised_with_or_without_a_port() {
-        for host in [
-            "127.0.0.1:8080",
-            "localhost",
-            "LOCALHOST:1",
-            "[::1]:9",
-            "[::1]",
-            "127.0.0.1",
-        ] {
-            assert!(is_loopback_name(host), "{host}");
-        }
-        for host in [
-            "attacker.example:8080",
-            "",
-            "10.0.0.1:80",
-            "127.0.0.1.evil.example",
-        ] {
-            assert!(!is_loopback_name(host), "{host}");
-        }
-    }
 }

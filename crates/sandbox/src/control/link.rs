@@ -8,7 +8,8 @@ use axum::response::{IntoResponse as _, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 
-use super::ControlState;
+use super::reply;
+use super::state::ControlState;
 use crate::link::LinkSettings;
 
 pub(crate) fn routes() -> Router<ControlState> {
@@ -25,10 +26,10 @@ async fn replace(
 ) -> Response {
     let Json(settings) = match settings {
         Ok(settings) => settings,
-        Err(rejection) => return super::bad_json(&rejection),
+        Err(rejection) => return reply::bad_json(&rejection),
     };
     match state.link.set(settings) {
         Ok(()) => Json(state.link.status()).into_response(),
-        Err(e) => super::error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
+        Err(e) => reply::error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
     }
 }

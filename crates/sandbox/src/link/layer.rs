@@ -19,7 +19,7 @@ use axum::response::{IntoResponse as _, Response};
 
 use super::decide::{Decision, Fault};
 use super::operation::{self, Operation};
-use super::{Injected, Link, UpstreamFault};
+use super::state::{Injected, Link, UpstreamFault};
 
 pub(crate) async fn layer(State(link): State<Link>, request: Request, next: Next) -> Response {
     if !link.is_active() || request.method() != Method::POST {
@@ -69,10 +69,9 @@ pub(crate) async fn layer(State(link): State<Link>, request: Request, next: Next
             return back(&decision, too_many_requests(op, retry_after)).await;
         }
         Some(Fault::Upstream) if op.is_mutation() => {
-            request.extensions_mut().insert(UpstreamFault {
-                link: link.clone(),
-                op,
-            });
+            request
+                .extensions_mut()
+                .insert(UpstreamFault::new(link.clone(), op));
         }
         Some(Fault::Upstream | Fault::ResetAfter) | None => {}
     }
