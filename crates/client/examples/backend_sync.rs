@@ -1,8 +1,10 @@
 //! A backend that keeps the network in step with its own records, using one
 //! machine token per run, on the Network API: sync patients from a CSV (the
 //! network matches them), draft a prescription and an order for each row with
-//! the row's id as `externalId`, then send every order whose prescriptions a
-//! prescriber has signed. Run twice, it creates nothing twice.
+//! the row's id as their idempotency key (`externalId`), then send every order
+//! whose prescriptions a prescriber has signed. Run twice, it creates nothing
+//! twice; on a bad link each call is retried within its deadline, and a lost
+//! answer never becomes a second record.
 //!
 //! Usage: `cargo run -p rxdesk-client --example backend_sync -- FILE.csv`
 //! with `RXDESK_AUTH_URL`, `RXDESK_API_URL`, `RXDESK_AUDIENCE`,

@@ -1,12 +1,17 @@
 //! [`ClientError`]: the one error of every call to the network after sign-in
 //! (API operations, token renewal, machine tokens, revocation), with variants a
-//! caller can act on, and the retry policy that goes with them.
+//! caller can act on, and which of them are transient (the retry policy that
+//! acts on that is `retry`).
 //!
 //! Browser sign-in has its own [`SignInError`](crate::SignInError): it is another
 //! boundary (a person in a browser, a local listener) whose outcomes — denied,
 //! timed out, cancelled — mean nothing for an API call; it wraps a
 //! `ClientError` for the parts they share. Messages carry what the server said
 //! and what we saw, never a token or a patient field.
+
+use std::time::Duration;
+
+use crate::retry::CallKind;
 
 /// What went wrong talking to the network, in terms a caller can act on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -35,8 +40,8 @@ pub enum ClientError {
     #[error("not found: {message}")]
     NotFound { message: String },
     /// A service of the network failed (`UpstreamServiceError`); `retryable` says
-    /// whether asking again may help (retried only for reads and calls with an
-    /// `externalId`).
+    /// whether asking again may help (retried for calls whose repeat cannot act
+    /// twice; see [`crate::retry`]).
     #[error("the network's {service} failed ({code}): {message}")]
     Upstream {
         code: String,
@@ -44,9 +49,26 @@ pub enum ClientError {
         service: String,
         retryable: bool,
     },
-    /// The network could not be reached or the connection broke.
+    /// The network could not be reached, the connection broke, or one attempt
+    /// got no answer in time.
     #[error("network trouble: {message}")]
     Network { message: String },
+    /// The network answered 429: too many requests. `retry_after` is how long
+    /// it asked us to wait (`Retry-After`), when it said; the call was retried
+    /// while its deadline allowed, so this is what is left to tell the user.
+    #[error("the network is busy (too many requests){}", retry_after.map(|d| format!("; try again in {}", crate::retry::seconds(d))).unwrap_or_default())]
+    RateLimited { retry_after: Option<Duration> },
+    /// No answer within the call's deadline, retries included: the network or
+    /// the link to it is down or too slow. `last` is the last trouble seen.
+    /// A write may or may not have been applied: sending it again with the same
+    /// idempotency key is safe.
+    #[error("{}", timed_out_text(*call, *after, *attempts, last.as_deref()))]
+    TimedOut {
+        call: CallKind,
+        after: Duration,
+        attempts: u32,
+        last: Option<Box<ClientError>>,
+    },
     /// The server's certificate is not trusted (unknown authority, another
     /// name, expired). It will fail again until IT fixes the trust store or
     /// the clock, so it is never retried; the message says what to ask for.
@@ -64,9 +86,18 @@ pub enum ClientError {
 }
 
 impl ClientError {
-    /// Network and server trouble may go away on a second try; nothing else will.
+    /// Trouble that may go away on another try: the connection (refused,
+    /// reset, closed before the answer, no answer in time), HTTP 502/503/504,
+    /// 429, and an `UpstreamServiceError` marked `retryable`. Nothing else will:
+    /// not a refusal, a signed-out token, invalid input, an answer we cannot
+    /// read, an untrusted certificate, a 500, or a call already out of time.
     pub fn is_transient(&self) -> bool {
-        matches!(self, Self::Network { .. } | Self::Server { .. })
+        match self {
+            Self::Network { .. } | Self::RateLimited { .. } => true,
+            Self::Server { status, .. } => matches!(status, Some(502..=504)),
+            Self::Upstream { retryable, .. } => *retryable,
+            _ => false,
+        }
     }
 
     /// A short name for logs (`signed_out`, `refused`, …).
@@ -78,6 +109,8 @@ impl ClientError {
             Self::NotFound { .. } => "not_found",
             Self::Upstream { .. } => "upstream",
             Self::Network { .. } => "network",
+            Self::RateLimited { .. } => "rate_limited",
+            Self::TimedOut { .. } => "timed_out",
             Self::Untrusted { .. } => "untrusted",
             Self::Server { .. } => "server",
             Self::Protocol { .. } => "protocol",
@@ -106,6 +139,15 @@ impl ClientError {
     }
 
     /// [`ClientError::Untrusted`] if a certificate refusal is behind `e`.
+    /// A failure while reading an answer's body: the connection broke before
+    /// the answer was complete (reqwest calls that a decode error).
+    pub(crate) fn from_body_read(e: reqwest::Error) -> Self {
+        let e = e.without_url();
+        Self::untrusted(&e).unwrap_or_else(|| Self::Network {
+            message: format!("the answer was cut off: {}", error_chain(&e)),
+        })
+    }
+
     pub(crate) fn untrusted(e: &(dyn std::error::Error + 'static)) -> Option<Self> {
         refused_certificate(e).map(|refused| Self::Untrusted {
             message: certificate_message(refused),
@@ -117,6 +159,26 @@ impl ClientError {
             message: message.into(),
         }
     }
+}
+
+/// "no answer from the network within 30 s (write call, 4 attempts); last: …";
+/// a caller that only waited for another's request made no attempt of its own.
+fn timed_out_text(
+    call: CallKind,
+    after: Duration,
+    attempts: u32,
+    last: Option<&ClientError>,
+) -> String {
+    let tries = match attempts {
+        0 => String::new(),
+        1 => ", 1 attempt".to_owned(),
+        n => format!(", {n} attempts"),
+    };
+    let last = last.map(|e| format!("; last: {e}")).unwrap_or_default();
+    format!(
+        "no answer from the network within {} ({call} call{tries}){last}",
+        crate::retry::seconds(after)
+    )
 }
 
 /// A serde error's text without the values it quotes: `invalid type: string
@@ -196,20 +258,90 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
-    #[test]
-    fn only_network_and_server_trouble_is_transient() {
-        let server = ClientError::Server {
-            status: Some(503),
+    fn server(status: u16) -> ClientError {
+        ClientError::Server {
+            status: Some(status),
             message: "down".into(),
-        };
-        let refused = ClientError::Refused {
-            code: "X".into(),
-            message: "no".into(),
-            required_permission: None,
+        }
+    }
+
+    #[test]
+    fn gateway_trouble_and_rate_limits_are_transient() {
+        for transient in [
+            server(502),
+            server(503),
+            server(504),
+            ClientError::RateLimited { retry_after: None },
+            ClientError::Network {
+                message: "connection reset".into(),
+            },
+            ClientError::Upstream {
+                code: "UPSTREAM".into(),
+                message: "busy".into(),
+                service: "screening".into(),
+                retryable: true,
+            },
+        ] {
+            assert!(transient.is_transient(), "{transient:?}");
+        }
+    }
+
+    #[test]
+    fn refusals_and_failures_that_repeat_are_not_transient() {
+        for lasting in [
+            ClientError::Refused {
+                code: "X".into(),
+                message: "no".into(),
+                required_permission: None,
+            },
+            server(500),
+            ClientError::Upstream {
+                code: "UPSTREAM".into(),
+                message: "gone".into(),
+                service: "screening".into(),
+                retryable: false,
+            },
+            ClientError::Untrusted {
+                message: "unknown issuer".into(),
+            },
+            ClientError::TimedOut {
+                call: CallKind::Read,
+                after: Duration::from_secs(20),
+                attempts: 3,
+                last: None,
+            },
+        ] {
+            assert!(!lasting.is_transient(), "{lasting:?}");
+        }
+    }
+
+    #[test]
+    fn a_rate_limit_says_when_to_try_again() {
+        let e = ClientError::RateLimited {
+            retry_after: Some(Duration::from_secs(30)),
         };
 
-        assert!(server.is_transient());
-        assert!(!refused.is_transient());
+        assert_eq!(
+            e.to_string(),
+            "the network is busy (too many requests); try again in 30 s"
+        );
+    }
+
+    #[test]
+    fn a_timeout_names_the_call_its_attempts_and_the_last_trouble() {
+        let e = ClientError::TimedOut {
+            call: CallKind::Write,
+            after: Duration::from_millis(30_000),
+            attempts: 4,
+            last: Some(Box::new(ClientError::Network {
+                message: "connection refused".into(),
+            })),
+        };
+
+        assert_eq!(
+            e.to_string(),
+            "no answer from the network within 30 s (write call, 4 attempts); last: network trouble: connection refused"
+        );
     }
 
     #[test]

@@ -10,9 +10,11 @@
 //! | [`Client`] | the entry point: one per environment, shares its HTTP clients (the OS trust store and proxy; loopback direct) |
 //! | [`Client::sign_in`] → [`SignIn`] → [`PendingSignIn`] → [`Session`] | browser sign-in: PKCE, loopback listener, [`UrlOpener`], cancel ([`CancelHandle`]), timeout; errors in [`SignInError`] |
 //! | [`Session`], [`Client::renew`], [`Client::sign_out`] | the user's token, expiry, permissions (the token response's `scope`), user and organization (OpenID Connect UserInfo); renewal by refresh token (rotation); revocation ([`SignOutReport`]) |
-//! | [`MachineTokens`], [`Client::machine_tokens`] | client-credentials tokens, cached and shared, one request in flight |
+//! | [`MachineTokens`], [`Client::machine_tokens`] | client-credentials tokens, cached and shared, one request in flight (also through a token-endpoint outage) |
 //! | [`network::Network`] ([`Client::network`], [`Client::machine_network`]) | the Network API: one typed async fn per call shape, answers as [`network::Outcome`]s |
-//! | [`ClientError`] | the one error of network calls: signed out, refused, invalid, not found, upstream, network, server, protocol |
+//! | [`IdempotencyKey`] | what every create carries as its `externalId`, made once per user action, so a repeat never makes a second record |
+//! | [`retry`] | the retry policy ([`retry::RetryPolicy`]: backoff with jitter, `Retry-After`, a deadline per [`retry::CallKind`]) and [`retry::observe`] for "Still trying (attempt n)" |
+//! | [`ClientError`] | the one error of network calls: signed out, refused, invalid, not found, upstream, network, rate limited, timed out, untrusted, server, protocol |
 //! | [`sync`] | the CSV patient/prescription/order sync behind `examples/backend_sync.rs` |
 //! | [`Secret`] | tokens and secrets: redacted when printed, zeroized on drop |
 //!
@@ -34,8 +36,10 @@
 mod environment;
 mod error;
 mod http;
+mod idempotency;
 pub mod network;
 mod redact;
+pub mod retry;
 mod secret;
 mod session;
 mod signin;
@@ -50,6 +54,7 @@ pub use environment::{
     VAR_AUTH_URL, VAR_CALLBACK_PORT, VAR_CLIENT_ID, VAR_CLIENT_SECRET,
 };
 pub use error::ClientError;
+pub use idempotency::{IdempotencyKey, InvalidKey, MAX_KEY_CHARS};
 pub use secret::Secret;
 pub use session::{Session, SessionOrganization, SessionUser, SignOutReport};
 pub use signin::{
@@ -58,13 +63,15 @@ pub use signin::{
 };
 pub use token::MachineTokens;
 
-/// One network: its [`Environment`] and shared HTTP clients (redirects
+/// One network: its [`Environment`], shared HTTP clients (redirects
 /// disabled, bounded timeouts, the operating system's trust store and proxy,
-/// loopback never proxied). Cheap to clone.
+/// loopback never proxied) and the [`retry::RetryPolicy`] of its calls. Cheap
+/// to clone.
 #[derive(Debug, Clone)]
 pub struct Client {
     environment: Arc<Environment>,
     http: http::Http,
+    retry: Arc<retry::RetryPolicy>,
 }
 
 impl Client {
@@ -72,7 +79,19 @@ impl Client {
         Ok(Self {
             environment: Arc::new(environment),
             http: http::Http::new()?,
+            retry: Arc::new(retry::RetryPolicy::default()),
         })
+    }
+
+    /// The same network with other deadlines, attempts or backoff for the
+    /// networks and machine tokens made from it afterwards.
+    pub fn with_retry_policy(mut self, policy: retry::RetryPolicy) -> Self {
+        self.retry = Arc::new(policy);
+        self
+    }
+
+    pub fn retry_policy(&self) -> &retry::RetryPolicy {
+        &self.retry
     }
 
     pub fn environment(&self) -> &Environment {
@@ -101,6 +120,7 @@ impl Client {
             self.http.for_url(&endpoint).clone(),
             endpoint,
             transport::Auth::Bearer(token),
+            self.retry.clone(),
         ))
     }
 
@@ -111,12 +131,18 @@ impl Client {
             self.http.for_url(&endpoint).clone(),
             endpoint,
             transport::Auth::Machine(tokens),
+            self.retry.clone(),
         ))
     }
 
     /// Machine tokens for a backend, cached and shared by every clone.
     pub fn machine_tokens(&self, credentials: BackendCredentials) -> MachineTokens {
-        MachineTokens::with_http(&self.http, &self.environment, credentials)
+        MachineTokens::with_http(
+            &self.http,
+            &self.environment,
+            credentials,
+            self.retry.clone(),
+        )
     }
 
     /// Renews a session with its refresh token. Store the returned session: the

@@ -2,9 +2,13 @@
 //! it is tested as it runs, on the Network API: read a CSV of patients and what
 //! to prescribe them; for each row sync the patient (the network matches by name
 //! and date of birth; an ambiguity is reported by line, never guessed), draft the
-//! prescription and the order with the row's id as their `externalId` (so a second
-//! run creates nothing), then send every order whose prescriptions a prescriber
-//! has signed. A row that fails validation (ours or the network's) is reported
+//! prescription and the order with the row's id as their idempotency key
+//! (`externalId`: a second run, or a call retried after a lost answer, creates
+//! nothing), then send every order whose prescriptions a prescriber has signed.
+//! Every call goes through the client's retry policy: transient trouble is
+//! retried within each call's deadline, and every call of a row is safe to
+//! repeat, so running the sync again after a failure picks up where it stopped.
+//! A row that fails validation (ours or the network's) is reported
 //! with its line number and column, and the others go on. Nothing here logs row
 //! contents.
 
@@ -14,6 +18,7 @@ use std::io::Read;
 use serde::Deserialize;
 
 use crate::error::ClientError;
+use crate::idempotency::{IdempotencyKey, InvalidKey};
 use crate::network::documents::{
     Change, ChangeSeverity, Date, DispenseInput, HumanNameInput, OrderState,
     PatientDemographicInput, PatientInput, PatientReferenceInput, PrescriptionInput,
@@ -99,7 +104,7 @@ struct Row {
 
 /// A row checked and ready to send.
 struct Checked {
-    external_id: String,
+    key: IdempotencyKey,
     patient: PatientInput,
     medication: String,
     quantity: f64,
@@ -281,24 +286,26 @@ async fn sync_row(
         }
     };
     let prescription = network
-        .draft_prescription(PrescriptionInput {
-            external_id: Some(row.external_id.clone()),
-            patient: Some(PatientReferenceInput {
-                id: Some(cynic::Id::new(&patient_id)),
-            }),
-            treatment: Some(TreatmentReferenceInput {
-                id: Some(cynic::Id::new(medication_id)),
+        .draft_prescription(
+            PrescriptionInput {
+                patient: Some(PatientReferenceInput {
+                    id: Some(cynic::Id::new(&patient_id)),
+                }),
+                treatment: Some(TreatmentReferenceInput {
+                    id: Some(cynic::Id::new(medication_id)),
+                    ..Default::default()
+                }),
+                instructions: Some(row.instructions.clone()),
+                dispense: Some(DispenseInput {
+                    quantity: Some(row.quantity),
+                    unit: Some(row.unit.clone()),
+                    days_supply: Some(row.days_supply),
+                    ..Default::default()
+                }),
                 ..Default::default()
-            }),
-            instructions: Some(row.instructions.clone()),
-            dispense: Some(DispenseInput {
-                quantity: Some(row.quantity),
-                unit: Some(row.unit.clone()),
-                days_supply: Some(row.days_supply),
-                ..Default::default()
-            }),
-            ..Default::default()
-        })
+            },
+            &row.key,
+        )
         .await?;
     let prescription_created = created(&prescription);
     let prescription_id = match prescription {
@@ -321,11 +328,7 @@ async fn sync_row(
         }
     };
     let order = network
-        .draft_order(
-            &patient_id,
-            &[prescription_id],
-            Some(row.external_id.clone()),
-        )
+        .draft_order(&patient_id, &[prescription_id], &row.key)
         .await?;
     let order_created = created(&order);
     let order_id = match order {
@@ -404,6 +407,10 @@ fn check(row: Row) -> Result<Checked, (&'static str, String)> {
         }
     };
     required("external_id", &row.external_id)?;
+    let key: IdempotencyKey = row
+        .external_id
+        .parse()
+        .map_err(|e: InvalidKey| ("external_id", e.to_string()))?;
     required("first_name", &row.first_name)?;
     required("last_name", &row.last_name)?;
     if !is_date(&row.date_of_birth) {
@@ -445,7 +452,7 @@ fn check(row: Row) -> Result<Checked, (&'static str, String)> {
     required("instructions", &row.instructions)?;
     let optional = |v: String| if v.is_empty() { None } else { Some(v) };
     Ok(Checked {
-        external_id: row.external_id,
+        key,
         patient: PatientInput {
             id: None,
             demographic: Some(PatientDemographicInput {
@@ -553,6 +560,19 @@ mod tests {
         };
 
         assert_eq!(check(bad).err().unwrap().0, "phone");
+    }
+
+    #[test]
+    fn an_external_id_that_cannot_be_a_key_names_its_column() {
+        let bad = Row {
+            external_id: "crm 001".into(),
+            ..row()
+        };
+
+        let (column, why) = check(bad).err().unwrap();
+
+        assert_eq!(column, "external_id");
+        assert!(why.contains("no spaces"), "{why}");
     }
 
     #[test]

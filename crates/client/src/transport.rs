@@ -1,12 +1,14 @@
 //! The transport every GraphQL call goes through: the bearer token (a user's, or
 //! a machine token with one forced renewal after `INVALID_AUTHORIZATION_HEADER`),
 //! one `tracing` span per operation with its name, duration, attempts and outcome
-//! (never variables or results), the retry policy (backoff on network or server
-//! trouble, only for calls marked [`Retry::Safe`]), and the mapping of every
-//! whole-request failure to [`ClientError`]. What a call sends and how its data
-//! reads are the business of `network`.
+//! (never variables or results), the retry policy of [`crate::retry`] (per call
+//! kind and whether a repeat is safe, decided by `network`), `Retry-After` read
+//! from 429 and 503 answers, and the mapping of every whole-request failure to
+//! [`ClientError`]. What a call sends and how its data reads are the business of
+//! `network`.
 
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -14,30 +16,9 @@ use tracing::Instrument;
 use url::Url;
 
 use crate::error::{ClientError, shape_error};
+use crate::retry::{self, CallKind, Failed, Plan, Repeat, RetryPolicy};
 use crate::secret::Secret;
 use crate::token::MachineTokens;
-
-/// How many times a safe operation is tried on network or server trouble.
-const MAX_ATTEMPTS: u32 = 3;
-
-/// Whether an operation may be sent again after network or server trouble.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Retry {
-    /// Reads, and creates with an `externalId` (the server returns the first record).
-    Safe,
-    /// Everything else: a second try could act twice.
-    Never,
-}
-
-impl Retry {
-    pub(crate) fn create(external_id: Option<&String>) -> Self {
-        if external_id.is_some() {
-            Self::Safe
-        } else {
-            Self::Never
-        }
-    }
-}
 
 /// Which token goes in the `Authorization` header.
 #[derive(Debug, Clone)]
@@ -52,81 +33,91 @@ pub(crate) struct Transport {
     http: reqwest::Client,
     endpoint: Url,
     auth: Auth,
+    policy: Arc<RetryPolicy>,
 }
 
 impl Transport {
-    pub(crate) fn new(http: reqwest::Client, endpoint: Url, auth: Auth) -> Self {
+    pub(crate) fn new(
+        http: reqwest::Client,
+        endpoint: Url,
+        auth: Auth,
+        policy: Arc<RetryPolicy>,
+    ) -> Self {
         Self {
             http,
             endpoint,
             auth,
+            policy,
         }
     }
 
-    /// Sends one encoded operation under its span, with the retry policy, and
-    /// maps its data with `finish`; the span's outcome is that of the whole call.
+    /// True when calls go out with a backend's machine token.
+    pub(crate) fn is_machine(&self) -> bool {
+        matches!(self.auth, Auth::Machine(_))
+    }
+
+    /// Sends one encoded operation under its span and the retry policy, and maps
+    /// its data with `finish` (again on each attempt: an `UpstreamServiceError`
+    /// it finds is retried like any transient trouble); the span's outcome is
+    /// that of the whole call.
     pub(crate) async fn send<D: DeserializeOwned, T>(
         &self,
         op: &'static str,
+        kind: CallKind,
+        repeat: Repeat,
         body: Vec<u8>,
-        retry: Retry,
-        finish: impl FnOnce(D) -> Result<T, ClientError>,
+        finish: impl Fn(D) -> Result<T, ClientError>,
     ) -> Result<T, ClientError> {
-        let span = tracing::info_span!(
-            "rxdesk.op",
-            op,
-            outcome = tracing::field::Empty,
-            attempts = tracing::field::Empty,
-            duration_ms = tracing::field::Empty,
-        );
+        let span = operation_span(op);
         let started = Instant::now();
-        let (result, attempts) = self
-            .with_retries::<D>(&body, retry)
-            .instrument(span.clone())
-            .await;
-        let result = result.and_then(finish);
-        let outcome = match &result {
-            Ok(_) => "ok",
-            Err(e) => e.kind(),
+        let plan = Plan {
+            op,
+            kind,
+            repeat,
+            policy: &self.policy,
         };
-        let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        span.record("outcome", outcome);
-        span.record("attempts", attempts);
-        span.record("duration_ms", duration_ms);
-        span.in_scope(|| tracing::info!(op, outcome, attempts, duration_ms, "operation finished"));
+        let (result, attempts) = retry::run(plan, retry::notify, |budget| {
+            let (body, finish) = (&body, &finish);
+            async move {
+                let data = self.authorized_attempt::<D>(body, budget).await?;
+                finish(data).map_err(Failed::from)
+            }
+        })
+        .instrument(span.clone())
+        .await;
+        finished(&span, op, &result, attempts, started);
         result
     }
 
-    async fn with_retries<D: DeserializeOwned>(
-        &self,
-        body: &[u8],
-        retry: Retry,
-    ) -> (Result<D, ClientError>, u32) {
-        let mut attempt = 1;
-        loop {
-            let result = self.authorized_attempt(body).await;
-            match result {
-                Err(e) if e.is_transient() && retry == Retry::Safe && attempt < MAX_ATTEMPTS => {
-                    tracing::debug!(attempt, error = e.kind(), "retrying after trouble");
-                    tokio::time::sleep(backoff(attempt)).await;
-                    attempt += 1;
-                }
-                other => return (other, attempt),
-            }
-        }
+    /// Answers `error` without sending anything (a call this client never
+    /// makes), logged like a call that was made.
+    pub(crate) fn refuse<T>(&self, op: &'static str, error: ClientError) -> Result<T, ClientError> {
+        let span = operation_span(op);
+        let result = Err(error);
+        finished(&span, op, &result, 0, Instant::now());
+        result
     }
 
-    async fn authorized_attempt<D: DeserializeOwned>(&self, body: &[u8]) -> Result<D, ClientError> {
+    async fn authorized_attempt<D: DeserializeOwned>(
+        &self,
+        body: &[u8],
+        budget: Duration,
+    ) -> Result<D, Failed> {
         match &self.auth {
             Auth::Bearer(token) => self.attempt(token, body).await,
             Auth::Machine(tokens) => {
-                let token = tokens.token().await?;
+                // The token request has had its own retries, shared with every
+                // caller waiting on it: its failure is not retried here.
+                let token = tokens.token_within(budget).await.map_err(Failed::Final)?;
                 match self.attempt(&token, body).await {
-                    Err(ClientError::SignedOut { code, .. })
+                    Err(Failed::Final(ClientError::SignedOut { code, .. }))
                         if code == "INVALID_AUTHORIZATION_HEADER" =>
                     {
                         tracing::info!("machine token rejected; renewing once");
-                        let renewed = tokens.renew_rejected(&token).await?;
+                        let renewed = tokens
+                            .renew_rejected(&token, budget)
+                            .await
+                            .map_err(Failed::Final)?;
                         self.attempt(&renewed, body).await
                     }
                     other => other,
@@ -135,11 +126,7 @@ impl Transport {
         }
     }
 
-    async fn attempt<D: DeserializeOwned>(
-        &self,
-        token: &Secret,
-        body: &[u8],
-    ) -> Result<D, ClientError> {
+    async fn attempt<D: DeserializeOwned>(&self, token: &Secret, body: &[u8]) -> Result<D, Failed> {
         let response = self
             .http
             .post(self.endpoint.clone())
@@ -150,9 +137,54 @@ impl Transport {
             .await
             .map_err(ClientError::from_reqwest)?;
         let status = response.status().as_u16();
-        let bytes = response.bytes().await.map_err(ClientError::from_reqwest)?;
-        decode_response(status, &bytes)
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| retry::retry_after(v, SystemTime::now()));
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(ClientError::from_body_read)?;
+        if status == 429 {
+            return Err(ClientError::RateLimited { retry_after }.into());
+        }
+        decode_response(status, &bytes).map_err(|e| match Failed::from(e) {
+            Failed::Transient { error, .. } if status == 503 => {
+                Failed::Transient { error, retry_after }
+            }
+            other => other,
+        })
     }
+}
+
+fn operation_span(op: &'static str) -> tracing::Span {
+    tracing::info_span!(
+        "rxdesk.op",
+        op,
+        outcome = tracing::field::Empty,
+        attempts = tracing::field::Empty,
+        duration_ms = tracing::field::Empty,
+    )
+}
+
+/// Records a call's outcome on its span and logs it.
+fn finished<T>(
+    span: &tracing::Span,
+    op: &'static str,
+    result: &Result<T, ClientError>,
+    attempts: u32,
+    started: Instant,
+) {
+    let outcome = match result {
+        Ok(_) => "ok",
+        Err(e) => e.kind(),
+    };
+    let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    span.record("outcome", outcome);
+    span.record("attempts", attempts);
+    span.record("duration_ms", duration_ms);
+    span.in_scope(|| tracing::info!(op, outcome, attempts, duration_ms, "operation finished"));
 }
 
 /// A GraphQL response: `data`, or a top-level `errors` array.
@@ -275,9 +307,4 @@ fn top_level_error(status: u16, error: &RawError) -> ClientError {
             ),
         },
     }
-}
-
-/// 200 ms, 400 ms, 800 ms, …
-pub(crate) fn backoff(attempt: u32) -> Duration {
-    Duration::from_millis(200u64 << attempt.saturating_sub(1).min(5))
 }

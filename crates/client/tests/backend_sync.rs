@@ -6,6 +6,7 @@
 
 mod support;
 
+use rxdesk_client::IdempotencyKey;
 use rxdesk_client::network::documents::PrescriptionInput;
 use rxdesk_client::network::{Network, PatientSearch};
 use rxdesk_client::sync::{RowError, sync_csv};
@@ -88,10 +89,10 @@ async fn orders_are_sent_once_a_prescriber_has_signed() {
     let ada = client.network(&sign_in(&client, ADA, Some(MAPLE)).await);
     // Drafting again with the row's externalId answers the row's prescription.
     let harriet_rx = network
-        .draft_prescription(PrescriptionInput {
-            external_id: Some("crm-001".into()),
-            ..Default::default()
-        })
+        .draft_prescription(
+            PrescriptionInput::default(),
+            &"crm-001".parse::<IdempotencyKey>().unwrap(),
+        )
         .await
         .unwrap()
         .into_record()

@@ -6,6 +6,7 @@
 
 mod support;
 
+use rxdesk_client::IdempotencyKey;
 use rxdesk_client::network::Outcome;
 use rxdesk_client::network::documents::*;
 use support::*;
@@ -47,24 +48,26 @@ async fn a_full_journey_logs_neither_tokens_nor_patient_data() {
         panic!("not added")
     };
     let draft = network
-        .draft_prescription(PrescriptionInput {
-            external_id: Some("journey-1".into()),
-            patient: Some(PatientReferenceInput {
-                id: Some(patient.id.clone()),
-            }),
-            treatment: Some(TreatmentReferenceInput {
-                id: Some(cynic::Id::new("med_azithromycin_250_tab")),
+        .draft_prescription(
+            PrescriptionInput {
+                patient: Some(PatientReferenceInput {
+                    id: Some(patient.id.clone()),
+                }),
+                treatment: Some(TreatmentReferenceInput {
+                    id: Some(cynic::Id::new("med_azithromycin_250_tab")),
+                    ..Default::default()
+                }),
+                instructions: Some("Swallow with moonlit water".into()),
+                dispense: Some(DispenseInput {
+                    quantity: Some(6.0),
+                    unit: Some("tablet".into()),
+                    days_supply: Some(5),
+                    ..Default::default()
+                }),
                 ..Default::default()
-            }),
-            instructions: Some("Swallow with moonlit water".into()),
-            dispense: Some(DispenseInput {
-                quantity: Some(6.0),
-                unit: Some("tablet".into()),
-                days_supply: Some(5),
-                ..Default::default()
-            }),
-            ..Default::default()
-        })
+            },
+            &IdempotencyKey::new(),
+        )
         .await
         .unwrap()
         .into_record()
@@ -78,7 +81,11 @@ async fn a_full_journey_logs_neither_tokens_nor_patient_data() {
         .await
         .unwrap();
     let order = network
-        .draft_order(patient.id.inner(), &[draft.id.inner().to_owned()], None)
+        .draft_order(
+            patient.id.inner(),
+            &[draft.id.inner().to_owned()],
+            &IdempotencyKey::new(),
+        )
         .await
         .unwrap()
         .into_record()

@@ -8,9 +8,9 @@ mod support;
 
 use rxdesk_client::network::documents::*;
 use rxdesk_client::network::{
-    AnswerOption as _, Network, Outcome, PatientSearch, PharmacyMatches, Signing,
+    AnswerOption as _, Network, Outcome, PatientSearch, PharmacyMatches, SIGNING_IN_FLIGHT, Signing,
 };
-use rxdesk_client::{ClientError, MachineTokens};
+use rxdesk_client::{ClientError, IdempotencyKey, MachineTokens};
 use support::*;
 
 fn machine(client: &rxdesk_client::Client) -> Network {
@@ -69,7 +69,7 @@ fn draft_of(patient: &str, drug: &str) -> PrescriptionInput {
 
 async fn draft(network: &Network, patient: &str, drug: &str) -> Prescription {
     network
-        .draft_prescription(draft_of(patient, drug))
+        .draft_prescription(draft_of(patient, drug), &IdempotencyKey::new())
         .await
         .unwrap()
         .into_record()
@@ -215,28 +215,31 @@ async fn a_drug_name_fitting_several_is_never_picked_and_an_exact_one_is() {
 }
 
 #[tokio::test]
-async fn a_machine_token_is_refused_signing_once_and_never_retried() {
+async fn a_machine_connection_never_sends_a_signature() {
     let sandbox = sandbox().await;
     let proxy = Proxy::start(sandbox.url()).await;
     let network = machine(&proxy.client());
     let patient = add_patient(&network, "Rhea", "Lind").await;
     let rx = draft(&network, &patient, "med_azithromycin_250_tab").await;
+    let items = vec![(rx.id.inner().to_owned(), rx.signing.content_hash.clone())];
     let before = proxy.count("/graphql");
 
-    let refused = network
+    let one = network
         .sign_prescription(rx.id.inner(), &rx.signing.content_hash)
-        .await
-        .unwrap_err();
+        .await;
+    let batch = network.sign_prescriptions(&items, SIGNING_IN_FLIGHT).await;
 
-    assert!(
-        matches!(
-            refused,
-            ClientError::Refused { ref code, ref required_permission, .. }
-                if code == "PRESCRIPTION_SIGNING_UNAUTHORIZED" && required_permission.as_deref() == Some("write:prescription")
-        ),
-        "{refused:?}"
-    );
-    assert_eq!(proxy.count("/graphql") - before, 1);
+    for refused in std::iter::once(one).chain(batch) {
+        assert!(
+            matches!(
+                refused,
+                Err(ClientError::Refused { ref code, ref required_permission, .. })
+                    if code == "PRESCRIPTION_SIGNING_UNAUTHORIZED" && required_permission.as_deref() == Some("write:prescription")
+            ),
+            "{refused:?}"
+        );
+    }
+    assert_eq!(proxy.count("/graphql") - before, 0, "nothing was sent");
 }
 
 #[tokio::test]
@@ -318,7 +321,11 @@ async fn an_order_is_refused_sending_until_signed_then_a_machine_sends_it() {
     let patient = add_patient(&staff, "Otto", "Brandt").await;
     let rx = draft(&staff, &patient, "med_azithromycin_250_tab").await;
     let order = staff
-        .draft_order(&patient, &[rx.id.inner().to_owned()], None)
+        .draft_order(
+            &patient,
+            &[rx.id.inner().to_owned()],
+            &IdempotencyKey::new(),
+        )
         .await
         .unwrap()
         .into_record()
@@ -342,7 +349,7 @@ async fn pharmacies_fitting_a_name_come_back_as_options() {
     let network = machine(&client_for(sandbox.url()));
     let patient = add_patient(&network, "Otto", "Brandt").await;
     let order = network
-        .draft_order(&patient, &[], None)
+        .draft_order(&patient, &[], &IdempotencyKey::new())
         .await
         .unwrap()
         .into_record()

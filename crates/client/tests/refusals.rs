@@ -1,14 +1,13 @@
 //! Every whole-request refusal of the Network API mapped to its [`ClientError`]
-//! variant, and the retry policy: a refused call is made once; reads and drafts
-//! carrying an `externalId` are retried after server trouble, other writes are
-//! not. (A machine token refused signing is in `network.rs`.)
+//! variant, each made once. (A machine connection that never signs is in
+//! `network.rs`; retries on a bad link in `bad_link.rs`.)
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 
 use rxdesk_client::network::documents::*;
 use rxdesk_client::network::{Network, Outcome};
-use rxdesk_client::{ClientError, Secret};
+use rxdesk_client::{ClientError, IdempotencyKey, Secret};
 use support::*;
 
 const AZITHROMYCIN: &str = "med_azithromycin_250_tab";
@@ -39,9 +38,8 @@ async fn add_patient(network: &Network) -> String {
     }
 }
 
-fn draft_input(patient: &str, external_id: Option<&str>) -> PrescriptionInput {
+fn draft_input(patient: &str) -> PrescriptionInput {
     PrescriptionInput {
-        external_id: external_id.map(str::to_owned),
         patient: Some(PatientReferenceInput {
             id: Some(cynic::Id::new(patient)),
         }),
@@ -67,7 +65,7 @@ async fn medical_operations_are_refused_signing_with_code_message_and_permission
     let staff = machine_network(&client_for(sandbox.url()), maple_backend());
     let patient = add_patient(&staff).await;
     let draft = staff
-        .draft_prescription(draft_input(&patient, None))
+        .draft_prescription(draft_input(&patient), &IdempotencyKey::new())
         .await
         .unwrap()
         .into_record()
@@ -166,70 +164,4 @@ async fn another_organizations_patient_reads_as_an_unknown_id() {
             .any(|c| c.key == "id" && c.status == ChangeStatus::Rejected),
         "{got:?}"
     );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_read_is_retried_after_server_trouble() {
-    let sandbox = sandbox().await;
-    let proxy = Proxy::start(sandbox.url()).await;
-    let network = machine_network(&proxy.client(), maple_backend());
-    let patient = add_patient(&network).await;
-    proxy.fail_next_graphql(2);
-    let before = proxy.count("/graphql");
-
-    let got = network.get_patient(&patient).await;
-
-    assert!(got.as_ref().is_ok_and(|o| o.record().is_some()), "{got:?}");
-    assert_eq!(proxy.count("/graphql") - before, 3);
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_sync_is_not_retried_after_server_trouble() {
-    let sandbox = sandbox().await;
-    let proxy = Proxy::start(sandbox.url()).await;
-    let network = machine_network(&proxy.client(), maple_backend());
-    network.ping().await.unwrap();
-    proxy.fail_next_graphql(1);
-    let before = proxy.count("/graphql");
-
-    let e = network
-        .sync_patient(new_patient("Rosalind"))
-        .await
-        .unwrap_err();
-
-    assert!(
-        matches!(
-            e,
-            ClientError::Server {
-                status: Some(503),
-                ..
-            }
-        ),
-        "{e:?}"
-    );
-    assert_eq!(proxy.count("/graphql") - before, 1);
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_draft_with_an_external_id_is_retried_and_drafts_once() {
-    let sandbox = sandbox().await;
-    let proxy = Proxy::start(sandbox.url()).await;
-    let network = machine_network(&proxy.client(), maple_backend());
-    let patient = add_patient(&network).await;
-    proxy.fail_next_graphql(1);
-    let before = proxy.count("/graphql");
-
-    let drafted = network
-        .draft_prescription(draft_input(&patient, Some("ext-retry-1")))
-        .await;
-
-    let drafted = drafted.unwrap().into_record().unwrap();
-    assert_eq!(proxy.count("/graphql") - before, 2);
-    let again = network
-        .draft_prescription(draft_input(&patient, Some("ext-retry-1")))
-        .await
-        .unwrap()
-        .into_record()
-        .unwrap();
-    assert_eq!(again.id, drafted.id);
 }

@@ -34,6 +34,12 @@ impl From<ClientError> for CommandError {
             ClientError::Network { message } | ClientError::Untrusted { message } => {
                 Self::Network { message }
             }
+            e @ ClientError::TimedOut { .. } => Self::Network {
+                message: e.to_string(),
+            },
+            e @ ClientError::RateLimited { .. } => Self::Server {
+                message: e.to_string(),
+            },
             ClientError::Server { message, .. } | ClientError::Upstream { message, .. } => {
                 Self::Server { message }
             }

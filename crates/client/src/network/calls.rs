@@ -1,12 +1,28 @@
 //! [`Network`]: one typed async fn per call shape of the Network API. Each builds
 //! its input, fills `metadata` (source, client name and version, a request id for
-//! support), sends the call shape's document through the shared transport and
-//! decodes the answer into an [`Outcome`] or a [`ClientError`].
+//! support), sends the call shape's document through the shared transport under
+//! the retry policy ([`crate::retry`]) and decodes the answer into an
+//! [`Outcome`] or a [`ClientError`].
 //!
-//! Retries: network and server trouble, and an `UpstreamServiceError` marked
-//! `retryable`, are retried with backoff only for Gets, look-ups and calls that
-//! carry an `externalId` (the network returns the first record). A refusal is
-//! never retried.
+//! Which calls are sent again after transient trouble (a connection lost, no
+//! answer in time, 502/503/504, 429, a `retryable` `UpstreamServiceError`) — a
+//! lost answer may mean the first one *was* applied, so only a call whose repeat
+//! cannot act twice is repeated. A refusal is never retried.
+//!
+//! | call | kind | retried? | why |
+//! | --- | --- | --- | --- |
+//! | `ping`, `get_*`, `find_patients`, `look_up_drug`, `check_compatibility` | read | yes | they change nothing (a patient search never carries sex, so it can never add anyone) |
+//! | `sync_patient` | write | yes, unless it adds or removes benefits or removes clinical entries | the network matches a patient by name and date of birth, so a repeat finds the patient the first call added; clinical `add`s of entries on file are no-ops; a benefit `add` would be added twice, and a repeated `remove` would be answered "not on file" |
+//! | `update_patient` | write | as `sync_patient` | setting a field twice leaves it as once |
+//! | `draft_prescription` | write | yes | its [`IdempotencyKey`] is the `externalId`: a repeat answers the first draft |
+//! | `update_prescription` | write | yes, unless it removes diagnoses | fields are set; diagnosis `add`s on file are no-ops |
+//! | `sign_prescription(s)` | sign | yes | the network answers a repeated signature of the same hash as the signed prescription; a changed draft still answers `INVALIDATED_SIGN` |
+//! | `draft_order` | write | yes | its [`IdempotencyKey`] is the `externalId` |
+//! | `update_order`, `find_pharmacies` | write | yes, unless it removes prescriptions | adding a prescription already on the order is a no-op; a pharmacy is set, not added |
+//! | `send_order`, `cancel_order` | write | yes | the network answers a repeat with the order as it is |
+//!
+//! A machine token never signs: [`Network::sign_prescription`] on a backend's
+//! connection is refused here, before anything is sent.
 
 use cynic::{Id, MutationBuilder as _, QueryBuilder as _};
 use futures::StreamExt as _;
@@ -15,10 +31,10 @@ use serde::de::DeserializeOwned;
 use super::documents::*;
 use super::outcome::{self, Choice, Outcome};
 use crate::error::{ClientError, shape_error};
-use crate::transport::{Retry, Transport, backoff};
+use crate::idempotency::IdempotencyKey;
+use crate::retry::{CallKind, Repeat};
+use crate::transport::Transport;
 
-/// How many times a safe call is tried after a retryable upstream failure.
-const UPSTREAM_ATTEMPTS: u32 = 3;
 /// How many signatures [`Network::sign_prescriptions`] keeps in flight by default.
 pub const SIGNING_IN_FLIGHT: usize = 4;
 
@@ -82,6 +98,43 @@ pub struct OrderChanges {
     pub pharmacy: Option<Option<PharmacyReferenceInput>>,
 }
 
+/// Reads: retried.
+const READ: (CallKind, Repeat) = (CallKind::Read, Repeat::Safe);
+/// Writes whose repeat cannot act twice: retried.
+const WRITE: (CallKind, Repeat) = (CallKind::Write, Repeat::Safe);
+/// Signatures: retried (a repeat of the same hash is harmless).
+const SIGN: (CallKind, Repeat) = (CallKind::Sign, Repeat::Safe);
+
+/// Whether a patient Sync or Update may be repeated: not when it adds or removes
+/// benefits (a benefit `add` is not matched, so a repeat adds it twice) or
+/// removes clinical entries (a repeat would be answered "not on file").
+fn patient_repeat(input: &PatientInput) -> Repeat {
+    fn some<T>(list: Option<&Vec<T>>) -> bool {
+        list.is_some_and(|l| !l.is_empty())
+    }
+    let benefits = input
+        .demographic
+        .as_ref()
+        .and_then(|d| d.benefits.as_ref())
+        .is_some_and(|b| some(b.add.as_ref()) || some(b.remove.as_ref()));
+    let removes = input.clinical.as_ref().is_some_and(|c| {
+        c.allergies
+            .as_ref()
+            .is_some_and(|p| some(p.remove.as_ref()))
+            || c.medications
+                .as_ref()
+                .is_some_and(|p| some(p.remove.as_ref()))
+            || c.diagnoses
+                .as_ref()
+                .is_some_and(|p| some(p.remove.as_ref()))
+    });
+    if benefits || removes {
+        Repeat::Never
+    } else {
+        Repeat::Safe
+    }
+}
+
 fn id(value: &str) -> Id {
     Id::new(value)
 }
@@ -120,38 +173,24 @@ impl Network {
         }
     }
 
-    /// Sends `operation`, retrying a retryable upstream failure when `retry` allows.
+    /// Sends `operation` as a call of `kind`, repeated after transient trouble
+    /// only when `repeat` allows.
     async fn send<Q: DeserializeOwned, V: serde::Serialize, T>(
         &self,
         name: &'static str,
         operation: cynic::Operation<Q, V>,
-        retry: Retry,
+        (kind, repeat): (CallKind, Repeat),
         finish: impl Fn(Q) -> Result<T, ClientError>,
     ) -> Result<T, ClientError> {
         let body = serde_json::to_vec(&operation).map_err(|e| {
             ClientError::protocol(format!("cannot encode {name}: {}", shape_error(&e)))
         })?;
-        let mut attempt = 1;
-        loop {
-            match self
-                .transport
-                .send::<Q, T>(name, body.clone(), retry, &finish)
-                .await
-            {
-                Err(ClientError::Upstream {
-                    retryable: true, ..
-                }) if retry == Retry::Safe && attempt < UPSTREAM_ATTEMPTS => {
-                    tokio::time::sleep(backoff(attempt)).await;
-                    attempt += 1;
-                }
-                other => return other,
-            }
-        }
+        self.transport.send(name, kind, repeat, body, finish).await
     }
 
     /// `{ ping }`: tests the token; touches no records.
     pub async fn ping(&self) -> Result<String, ClientError> {
-        self.send("ping", Ping::build(()), Retry::Safe, |data| {
+        self.send("ping", Ping::build(()), READ, |data| {
             data.ping
                 .ok_or_else(|| ClientError::protocol("ping answered null"))
         })
@@ -191,7 +230,7 @@ impl Network {
             ..Default::default()
         };
         let operation = GetPatient::build(self.patient_arguments(input));
-        self.send("get_patient", operation, Retry::Safe, |d| {
+        self.send("get_patient", operation, READ, |d| {
             outcome::patient_outcome(d.patient)
         })
         .await
@@ -219,7 +258,7 @@ impl Network {
             ..Default::default()
         };
         let operation = FindPatients::build(self.patient_arguments(input));
-        self.send("find_patients", operation, Retry::Safe, |d| {
+        self.send("find_patients", operation, READ, |d| {
             Ok(match outcome::patient_outcome(d.patient)? {
                 Outcome::Ambiguous { candidates, .. } => candidates,
                 Outcome::Record {
@@ -231,7 +270,11 @@ impl Network {
         .await
     }
 
-    /// Sync: the network matches, updates, adds, or answers candidates.
+    /// Sync: the network matches, updates, adds, or answers candidates. The
+    /// real network's patients carry no `externalId`: a repeat after a lost
+    /// answer is matched by name and date of birth to the patient the first
+    /// call added, so it is retried (unless it adds benefits or removes
+    /// entries, which a repeat would do twice or report as not on file).
     pub async fn sync_patient(
         &self,
         patient: PatientInput,
@@ -240,8 +283,9 @@ impl Network {
             id: None,
             ..patient
         };
+        let repeat = patient_repeat(&input);
         let operation = SyncPatient::build(self.patient_arguments(input));
-        self.send("sync_patient", operation, Retry::Never, |d| {
+        self.send("sync_patient", operation, (CallKind::Write, repeat), |d| {
             outcome::patient_outcome(d.patient)
         })
         .await
@@ -259,10 +303,14 @@ impl Network {
             demographic,
             clinical,
         };
+        let repeat = patient_repeat(&input);
         let operation = UpdatePatient::build(self.patient_arguments(input));
-        self.send("update_patient", operation, Retry::Never, |d| {
-            outcome::patient_outcome(d.patient)
-        })
+        self.send(
+            "update_patient",
+            operation,
+            (CallKind::Write, repeat),
+            |d| outcome::patient_outcome(d.patient),
+        )
         .await
     }
 
@@ -278,7 +326,7 @@ impl Network {
             ..Default::default()
         };
         let operation = LookUpDrug::build(self.prescription_arguments(input));
-        self.send("look_up_drug", operation, Retry::Safe, |d| {
+        self.send("look_up_drug", operation, READ, |d| {
             let outcome = outcome::prescription_outcome(d.prescription)?;
             Ok(outcome
                 .unapplied()
@@ -291,19 +339,23 @@ impl Network {
     }
 
     /// A draft for `prescription.patient` from a treatment or a template (or the
-    /// patient's draft in progress continued). Retried only with an `externalId`.
+    /// patient's draft in progress continued). `key` is sent as its
+    /// `externalId` (replacing any in `prescription`): the network answers a
+    /// repeat of it with the first draft, so the call is retried, and sending
+    /// it again with the same key after a failure never makes a second draft.
     pub async fn draft_prescription(
         &self,
         prescription: PrescriptionInput,
+        key: &IdempotencyKey,
     ) -> Result<Outcome<Prescription, PrescriptionCandidate>, ClientError> {
-        let retry = Retry::create(prescription.external_id.as_ref());
         let input = PrescriptionInput {
             id: None,
             signing: None,
+            external_id: Some(key.to_string()),
             ..prescription
         };
         let operation = DraftPrescription::build(self.prescription_arguments(input));
-        self.send("draft_prescription", operation, retry, |d| {
+        self.send("draft_prescription", operation, WRITE, |d| {
             outcome::prescription_outcome(d.prescription)
         })
         .await
@@ -320,10 +372,19 @@ impl Network {
             signing: None,
             ..changes
         };
+        let removes = input
+            .clinical
+            .as_ref()
+            .and_then(|c| c.diagnoses.as_ref())
+            .is_some_and(|d| d.remove.as_ref().is_some_and(|r| !r.is_empty()));
+        let repeat = if removes { Repeat::Never } else { Repeat::Safe };
         let operation = UpdatePrescription::build(self.prescription_arguments(input));
-        self.send("update_prescription", operation, Retry::Never, |d| {
-            outcome::prescription_outcome(d.prescription)
-        })
+        self.send(
+            "update_prescription",
+            operation,
+            (CallKind::Write, repeat),
+            |d| outcome::prescription_outcome(d.prescription),
+        )
         .await
     }
 
@@ -337,19 +398,35 @@ impl Network {
             ..Default::default()
         };
         let operation = GetPrescription::build(self.prescription_arguments(input));
-        self.send("get_prescription", operation, Retry::Safe, |d| {
+        self.send("get_prescription", operation, READ, |d| {
             outcome::prescription_outcome(d.prescription)
         })
         .await
     }
 
     /// Signs exactly the content the prescriber reviewed: `content_hash` is the
-    /// `signing.contentHash` that was shown. Never retried.
+    /// `signing.contentHash` that was shown. Retried after transient trouble:
+    /// the network answers a repeated signature of the same hash as harmless,
+    /// and a changed draft still as [`Signing::Invalidated`]. On a machine
+    /// token's connection ([`Client::machine_network`](crate::Client::machine_network))
+    /// it is refused here, sending nothing: a machine token never signs.
     pub async fn sign_prescription(
         &self,
         prescription_id: &str,
         content_hash: &str,
     ) -> Result<Signing, ClientError> {
+        if self.transport.is_machine() {
+            return self.transport.refuse(
+                "sign_prescription",
+                ClientError::Refused {
+                    code: "PRESCRIPTION_SIGNING_UNAUTHORIZED".to_owned(),
+                    message: "A machine token never signs: a prescriber signs, signed in \
+                              with their own account"
+                        .to_owned(),
+                    required_permission: Some("write:prescription".to_owned()),
+                },
+            );
+        }
         let input = PrescriptionInput {
             id: Some(id(prescription_id)),
             signing: Some(PrescriptionSigningDetailsInput {
@@ -359,8 +436,11 @@ impl Network {
             ..Default::default()
         };
         let operation = SignPrescription::build(self.prescription_arguments(input));
-        self.send("sign_prescription", operation, Retry::Never, |d| {
-            match outcome::prescription_outcome(d.prescription)? {
+        self.send(
+            "sign_prescription",
+            operation,
+            SIGN,
+            |d| match outcome::prescription_outcome(d.prescription)? {
                 Outcome::Record {
                     record: Some(p),
                     unapplied,
@@ -392,23 +472,30 @@ impl Network {
                 Outcome::Ambiguous { .. } => {
                     Err(ClientError::protocol("a signature answered an ambiguity"))
                 }
-            }
-        })
+            },
+        )
         .await
     }
 
-    /// Signs several prescriptions, one call each, at most `in_flight` at once; the
-    /// answers come back in the input's order, and one failure stops nothing.
+    /// Signs several prescriptions (`(id, content hash)` each), one call each, at
+    /// most `in_flight` at once ([`SIGNING_IN_FLIGHT`] unless you measured
+    /// otherwise); a slow answer holds back no other signature. The answers
+    /// come back in the input's order, and one failure stops nothing.
     pub async fn sign_prescriptions(
         &self,
         items: &[(String, String)],
         in_flight: usize,
     ) -> Vec<Result<Signing, ClientError>> {
-        futures::stream::iter(items)
-            .map(|(prescription_id, hash)| self.sign_prescription(prescription_id, hash))
-            .buffered(in_flight.max(1))
-            .collect()
-            .await
+        let mut answers: Vec<(usize, Result<Signing, ClientError>)> =
+            futures::stream::iter(items.iter().enumerate())
+                .map(|(n, (prescription_id, hash))| async move {
+                    (n, self.sign_prescription(prescription_id, hash).await)
+                })
+                .buffer_unordered(in_flight.max(1))
+                .collect()
+                .await;
+        answers.sort_unstable_by_key(|(n, _)| *n);
+        answers.into_iter().map(|(_, answer)| answer).collect()
     }
 
     // ---------- orders
@@ -423,23 +510,25 @@ impl Network {
             ..Default::default()
         };
         let operation = GetOrder::build(self.order_arguments(input));
-        self.send("get_order", operation, Retry::Safe, |d| {
+        self.send("get_order", operation, READ, |d| {
             outcome::order_outcome(d.order)
         })
         .await
     }
 
-    /// The patient's draft order with these prescriptions added, or a new one.
-    /// Retried only with an `externalId`.
+    /// A draft order for the patient with these prescriptions. `key` is sent as
+    /// its `externalId`: the network answers a repeat of it with the first
+    /// order, so the call is retried, and sending it again with the same key
+    /// never makes a second order. (With an `externalId` the network starts an
+    /// order of its own for the key rather than continuing the patient's draft.)
     pub async fn draft_order(
         &self,
         patient_id: &str,
         prescription_ids: &[String],
-        external_id: Option<String>,
+        key: &IdempotencyKey,
     ) -> Result<Outcome<Order, OrderCandidate>, ClientError> {
-        let retry = Retry::create(external_id.as_ref());
         let input = OrderInput {
-            external_id,
+            external_id: Some(key.to_string()),
             patient: Some(PatientReferenceInput {
                 id: Some(id(patient_id)),
             }),
@@ -450,7 +539,7 @@ impl Network {
             ..Default::default()
         };
         let operation = DraftOrder::build(self.order_arguments(input));
-        self.send("draft_order", operation, retry, |d| {
+        self.send("draft_order", operation, WRITE, |d| {
             outcome::order_outcome(d.order)
         })
         .await
@@ -479,6 +568,11 @@ impl Network {
                 none: Some(true),
             },
         });
+        let repeat = if changes.remove.is_empty() {
+            Repeat::Safe
+        } else {
+            Repeat::Never
+        };
         let input = OrderInput {
             id: Some(id(order_id)),
             prescriptions: patch,
@@ -486,14 +580,15 @@ impl Network {
             ..Default::default()
         };
         let operation = UpdateOrder::build(self.order_arguments(input));
-        self.send("update_order", operation, Retry::Never, |d| {
+        self.send("update_order", operation, (CallKind::Write, repeat), |d| {
             outcome::order_outcome(d.order)
         })
         .await
     }
 
     /// Send (`SUBMITTED`): refused through `unapplied` unless every prescription is
-    /// signed and the patient takes texts.
+    /// signed and the patient takes texts. Retried: the network answers a
+    /// repeat with the order as it is, sent once.
     pub async fn send_order(
         &self,
         order_id: &str,
@@ -504,13 +599,13 @@ impl Network {
             ..Default::default()
         };
         let operation = SendOrder::build(self.order_arguments(input));
-        self.send("send_order", operation, Retry::Never, |d| {
+        self.send("send_order", operation, WRITE, |d| {
             outcome::order_outcome(d.order)
         })
         .await
     }
 
-    /// Cancel (only a sent order).
+    /// Cancel (only a sent order). Retried, like Send.
     pub async fn cancel_order(
         &self,
         order_id: &str,
@@ -521,7 +616,7 @@ impl Network {
             ..Default::default()
         };
         let operation = CancelOrder::build(self.order_arguments(input));
-        self.send("cancel_order", operation, Retry::Never, |d| {
+        self.send("cancel_order", operation, WRITE, |d| {
             outcome::order_outcome(d.order)
         })
         .await
@@ -543,7 +638,7 @@ impl Network {
             ..Default::default()
         };
         let operation = FindPharmacies::build(self.order_arguments(input));
-        self.send("find_pharmacies", operation, Retry::Never, |d| {
+        self.send("find_pharmacies", operation, WRITE, |d| {
             Ok(match outcome::order_outcome(d.order)? {
                 Outcome::Record {
                     record, unapplied, ..
@@ -601,10 +696,11 @@ crate::redacted_debug! {
 
 #[cfg(test)]
 mod tests {
-    use super::PatientSearch;
+    use super::{PatientSearch, Repeat, patient_repeat};
     use crate::network::documents::{
-        AllergyReferenceInput, HumanNameInput, PatientClinicalInput, PatientDemographicInput,
-        PatientInput, PrescriptionInput,
+        AllergiesPatch, AllergyReferenceInput, BenefitReferenceInput, BenefitsPatch,
+        HumanNameInput, PatientClinicalInput, PatientDemographicInput, PatientInput,
+        PrescriptionInput,
     };
 
     #[test]
@@ -653,5 +749,66 @@ mod tests {
         ] {
             assert!(!printed.contains(secret), "{secret} in {printed}");
         }
+    }
+
+    fn with_benefit() -> PatientInput {
+        PatientInput {
+            demographic: Some(PatientDemographicInput {
+                benefits: Some(BenefitsPatch {
+                    add: Some(vec![BenefitReferenceInput {
+                        bin: Some("610014".into()),
+                        member_id: Some("M1".into()),
+                        ..Default::default()
+                    }]),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    fn removing_an_allergy() -> PatientInput {
+        PatientInput {
+            clinical: Some(PatientClinicalInput {
+                allergies: Some(AllergiesPatch {
+                    remove: Some(vec![AllergyReferenceInput {
+                        id: Some(cynic::Id::new("alg_1")),
+                        ..Default::default()
+                    }]),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    fn adding_an_allergy() -> PatientInput {
+        PatientInput {
+            clinical: Some(PatientClinicalInput {
+                allergies: Some(AllergiesPatch {
+                    add: Some(vec![AllergyReferenceInput {
+                        name: Some("penicillin".into()),
+                        ..Default::default()
+                    }]),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_patient_write_that_sets_or_adds_clinical_entries_may_repeat() {
+        assert_eq!(patient_repeat(&PatientInput::default()), Repeat::Safe);
+        assert_eq!(patient_repeat(&adding_an_allergy()), Repeat::Safe);
+    }
+
+    #[test]
+    fn a_patient_write_that_adds_a_benefit_or_removes_an_entry_is_sent_once() {
+        assert_eq!(patient_repeat(&with_benefit()), Repeat::Never);
+        assert_eq!(patient_repeat(&removing_an_allergy()), Repeat::Never);
     }
 }

@@ -9,7 +9,7 @@ use cynic_introspection::IntrospectionQuery;
 use super::calls::Network;
 use super::documents::*;
 use crate::error::ClientError;
-use crate::transport::Retry;
+use crate::retry::{CallKind, Repeat};
 
 /// The verdict on one operation of the client.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,15 +131,21 @@ impl Network {
         let body = serde_json::to_vec(&operation)
             .map_err(|_| ClientError::protocol("cannot encode the introspection query"))?;
         self.transport()
-            .send::<IntrospectionQuery, String>("introspect", body, Retry::Safe, |data| {
-                data.into_schema()
-                    .map(|schema| schema.to_sdl())
-                    .map_err(|e| {
-                        ClientError::protocol(format!(
-                            "the network's introspection answer is not a schema: {e}"
-                        ))
-                    })
-            })
+            .send::<IntrospectionQuery, String>(
+                "introspect",
+                CallKind::Read,
+                Repeat::Safe,
+                body,
+                |data| {
+                    data.into_schema()
+                        .map(|schema| schema.to_sdl())
+                        .map_err(|e| {
+                            ClientError::protocol(format!(
+                                "the network's introspection answer is not a schema: {e}"
+                            ))
+                        })
+                },
+            )
             .await
     }
 }

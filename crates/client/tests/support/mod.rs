@@ -285,48 +285,71 @@ impl Page {
 /// Per path: the content type and body of the last request.
 type LastRequests = Arc<Mutex<HashMap<String, (String, Vec<u8>)>>>;
 
-/// A tiny HTTP proxy in front of a sandbox: forwards everything, counts requests
-/// per path, and can answer the next GraphQL requests with 503 or replace the
-/// next token responses' `access_token` with garbage.
+/// A tiny HTTP proxy in front of a sandbox: forwards everything and counts
+/// requests per path. It is also a **fake bad link**, standing in for faults the
+/// sandbox cannot make itself: it can answer the next GraphQL requests with 503
+/// or 429 (with `Retry-After`, refusing any request that comes back earlier),
+/// lose the next answers (the request is applied by the sandbox, the connection
+/// then breaks before the answer arrives), break the next connections before
+/// anything is forwarded, never answer at all, take the token endpoint down for
+/// a while, or replace the next token responses' `access_token` with garbage.
 #[derive(Debug, Clone)]
 pub struct Proxy {
     pub url: Url,
-    counts: Arc<Mutex<HashMap<String, usize>>>,
+    faults: Arc<Faults>,
+}
+
+/// What the proxy does to the next requests, and what it saw.
+#[derive(Debug, Default)]
+struct Faults {
+    counts: Mutex<HashMap<String, usize>>,
+    forwarded: Mutex<HashMap<String, usize>>,
     last: LastRequests,
-    fail_graphql: Arc<AtomicUsize>,
-    corrupt_tokens: Arc<AtomicUsize>,
-    token_delay_ms: Arc<AtomicUsize>,
+    fail_graphql: AtomicUsize,
+    corrupt_tokens: AtomicUsize,
+    token_delay_ms: AtomicUsize,
+    lose_answers: AtomicUsize,
+    lost: Mutex<Vec<serde_json::Value>>,
+    break_before: AtomicUsize,
+    silent: std::sync::atomic::AtomicBool,
+    rate_limit: Mutex<Option<RateLimit>>,
+    token_down_until: Mutex<Option<std::time::Instant>>,
+}
+
+#[derive(Debug, Clone)]
+struct RateLimit {
+    remaining: usize,
+    header: String,
+    /// Requests before this instant are answered 429 too (and counted early).
+    not_before: std::time::SystemTime,
+    early: usize,
 }
 
 #[derive(Clone)]
 struct ProxyState {
     upstream: Url,
     http: reqwest::Client,
-    counts: Arc<Mutex<HashMap<String, usize>>>,
-    last: LastRequests,
-    fail_graphql: Arc<AtomicUsize>,
-    corrupt_tokens: Arc<AtomicUsize>,
-    token_delay_ms: Arc<AtomicUsize>,
+    faults: Arc<Faults>,
+}
+
+/// How a `Retry-After` is written.
+#[derive(Debug, Clone, Copy)]
+pub enum RetryAfter {
+    Seconds(u64),
+    /// An HTTP-date this many seconds from now (whole seconds, as the format has).
+    DateIn(u64),
 }
 
 impl Proxy {
     pub async fn start(upstream: &Url) -> Self {
-        let counts = Arc::new(Mutex::new(HashMap::new()));
-        let last = Arc::new(Mutex::new(HashMap::new()));
-        let fail_graphql = Arc::new(AtomicUsize::new(0));
-        let corrupt_tokens = Arc::new(AtomicUsize::new(0));
-        let token_delay_ms = Arc::new(AtomicUsize::new(0));
+        let faults = Arc::new(Faults::default());
         let state = ProxyState {
             upstream: upstream.clone(),
             http: reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .unwrap(),
-            counts: counts.clone(),
-            last: last.clone(),
-            fail_graphql: fail_graphql.clone(),
-            corrupt_tokens: corrupt_tokens.clone(),
-            token_delay_ms: token_delay_ms.clone(),
+            faults: faults.clone(),
         };
         let app = axum::Router::new().fallback(forward).with_state(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -334,28 +357,43 @@ impl Proxy {
         tokio::spawn(async move { axum::serve(listener, app).await });
         Self {
             url: Url::parse(&format!("http://{addr}")).unwrap(),
-            counts,
-            last,
-            fail_graphql,
-            corrupt_tokens,
-            token_delay_ms,
+            faults,
         }
     }
 
     /// Hold every token response this long (so callers pile up behind it).
     pub fn delay_tokens(&self, delay: std::time::Duration) {
-        self.token_delay_ms
+        self.faults
+            .token_delay_ms
             .store(delay.as_millis() as usize, Ordering::SeqCst);
     }
 
-    /// Requests seen on `path` (`/oauth/token`, `/graphql`, …).
+    /// Requests seen on `path` (`/oauth/token`, `/graphql`, …), failed ones included.
     pub fn count(&self, path: &str) -> usize {
-        self.counts.lock().unwrap().get(path).copied().unwrap_or(0)
+        self.faults
+            .counts
+            .lock()
+            .unwrap()
+            .get(path)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Requests on `path` that reached the sandbox.
+    pub fn forwarded(&self, path: &str) -> usize {
+        self.faults
+            .forwarded
+            .lock()
+            .unwrap()
+            .get(path)
+            .copied()
+            .unwrap_or(0)
     }
 
     /// The content type and body of the last request on `path`.
     pub fn last_request(&self, path: &str) -> (String, Vec<u8>) {
-        self.last
+        self.faults
+            .last
             .lock()
             .unwrap()
             .get(path)
@@ -365,12 +403,68 @@ impl Proxy {
 
     /// Answer the next `n` GraphQL requests with 503 without forwarding them.
     pub fn fail_next_graphql(&self, n: usize) {
-        self.fail_graphql.store(n, Ordering::SeqCst);
+        self.faults.fail_graphql.store(n, Ordering::SeqCst);
+    }
+
+    /// Forward the next `n` GraphQL requests, then break the connection instead
+    /// of answering: the sandbox applied them, the client never hears so.
+    pub fn lose_next_answers(&self, n: usize) {
+        self.faults.lose_answers.store(n, Ordering::SeqCst);
+    }
+
+    /// The GraphQL answers lost so far, as the sandbox gave them.
+    pub fn lost_answers(&self) -> Vec<serde_json::Value> {
+        self.faults.lost.lock().unwrap().clone()
+    }
+
+    /// Break the connection of the next `n` GraphQL requests without forwarding them.
+    pub fn break_next_requests(&self, n: usize) {
+        self.faults.break_before.store(n, Ordering::SeqCst);
+    }
+
+    /// From now on, never answer a GraphQL request (a dead link).
+    pub fn go_silent(&self) {
+        self.faults.silent.store(true, Ordering::SeqCst);
+    }
+
+    /// Answer the next `n` GraphQL requests 429 with this `Retry-After`; any
+    /// request before the time it names is answered 429 too.
+    pub fn rate_limit_next(&self, n: usize, retry_after: RetryAfter) {
+        let now = std::time::SystemTime::now();
+        let (header, not_before) = match retry_after {
+            RetryAfter::Seconds(s) => (s.to_string(), now + std::time::Duration::from_secs(s)),
+            RetryAfter::DateIn(s) => {
+                let header = httpdate::fmt_http_date(now + std::time::Duration::from_secs(s));
+                let at = httpdate::parse_http_date(&header).unwrap();
+                (header, at)
+            }
+        };
+        *self.faults.rate_limit.lock().unwrap() = Some(RateLimit {
+            remaining: n,
+            header,
+            not_before,
+            early: 0,
+        });
+    }
+
+    /// GraphQL requests that came back before the `Retry-After` had passed.
+    pub fn early_requests(&self) -> usize {
+        self.faults
+            .rate_limit
+            .lock()
+            .unwrap()
+            .as_ref()
+            .map_or(0, |r| r.early)
+    }
+
+    /// The token endpoint answers 503 for `outage`, from now.
+    pub fn take_tokens_down_for(&self, outage: std::time::Duration) {
+        *self.faults.token_down_until.lock().unwrap() = Some(std::time::Instant::now() + outage);
     }
 
     /// Replace the `access_token` of the next `n` token responses with garbage.
     pub fn corrupt_next_tokens(&self, n: usize) {
-        self.corrupt_tokens.store(n, Ordering::SeqCst);
+        self.faults.corrupt_tokens.store(n, Ordering::SeqCst);
     }
 
     /// A client whose auth and API both go through this proxy.
@@ -385,20 +479,77 @@ fn take_one(counter: &AtomicUsize) -> bool {
         .is_ok()
 }
 
+/// A response whose body fails at once: the server closes the connection
+/// before the client has the answer.
+fn broken_connection() -> axum::response::Response {
+    let body = futures::stream::once(async {
+        Err::<axum::body::Bytes, _>(std::io::Error::other("connection lost"))
+    });
+    axum::response::Response::builder()
+        .status(200)
+        .header("content-type", "application/json")
+        .body(axum::body::Body::from_stream(body))
+        .unwrap()
+}
+
+/// The 429 to give now, if a rate limit is on.
+fn rate_limited(faults: &Faults) -> Option<axum::response::Response> {
+    let mut guard = faults.rate_limit.lock().unwrap();
+    let limit = guard.as_mut()?;
+    let early = std::time::SystemTime::now() < limit.not_before;
+    if limit.remaining == 0 && !early {
+        return None;
+    }
+    if limit.remaining > 0 {
+        limit.remaining -= 1;
+    } else {
+        limit.early += 1;
+    }
+    Some(
+        axum::response::Response::builder()
+            .status(429)
+            .header("retry-after", limit.header.clone())
+            .body(axum::body::Body::from("slow down"))
+            .unwrap(),
+    )
+}
+
 async fn forward(
     axum::extract::State(state): axum::extract::State<ProxyState>,
     request: axum::extract::Request,
 ) -> axum::response::Response {
     use axum::response::IntoResponse;
+    let faults = &state.faults;
     let path = request.uri().path().to_owned();
-    *state
+    *faults
         .counts
         .lock()
         .unwrap()
         .entry(path.clone())
         .or_default() += 1;
-    if path == "/graphql" && take_one(&state.fail_graphql) {
-        return (axum::http::StatusCode::SERVICE_UNAVAILABLE, "try later").into_response();
+    if path == "/graphql" {
+        if faults.silent.load(Ordering::SeqCst) {
+            return std::future::pending().await;
+        }
+        if take_one(&faults.fail_graphql) {
+            return (axum::http::StatusCode::SERVICE_UNAVAILABLE, "try later").into_response();
+        }
+        if take_one(&faults.break_before) {
+            return broken_connection();
+        }
+        if let Some(response) = rate_limited(faults) {
+            return response;
+        }
+    }
+    if path == "/oauth/token" {
+        let down = *faults.token_down_until.lock().unwrap();
+        if down.is_some_and(|until| std::time::Instant::now() < until) {
+            return (
+                axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                "token service down",
+            )
+                .into_response();
+        }
     }
     let mut url = state.upstream.clone();
     url.set_path(&path);
@@ -412,7 +563,7 @@ async fn forward(
         .get("content-type")
         .map(|v| v.to_str().unwrap().to_owned())
         .unwrap_or_default();
-    state
+    faults
         .last
         .lock()
         .unwrap()
@@ -426,15 +577,29 @@ async fn forward(
             upstream = upstream.header(name, value);
         }
     }
+    *faults
+        .forwarded
+        .lock()
+        .unwrap()
+        .entry(path.clone())
+        .or_default() += 1;
     let response = upstream.send().await.unwrap();
     if path == "/oauth/token" {
-        let delay = state.token_delay_ms.load(Ordering::SeqCst) as u64;
+        let delay = faults.token_delay_ms.load(Ordering::SeqCst) as u64;
         tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
     }
     let status = response.status();
     let response_headers = response.headers().clone();
     let mut bytes = response.bytes().await.unwrap().to_vec();
-    if path == "/oauth/token" && status.is_success() && take_one(&state.corrupt_tokens) {
+    if path == "/graphql" && take_one(&faults.lose_answers) {
+        faults
+            .lost
+            .lock()
+            .unwrap()
+            .push(serde_json::from_slice(&bytes).unwrap());
+        return broken_connection();
+    }
+    if path == "/oauth/token" && status.is_success() && take_one(&faults.corrupt_tokens) {
         let mut json: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
         json["access_token"] = serde_json::json!("garbage.not-a.token");
         bytes = serde_json::to_vec(&json).unwrap();

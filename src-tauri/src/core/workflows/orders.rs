@@ -1,7 +1,8 @@
-//! Orders: the patient's draft order with prescriptions added, prescriptions
+//! Orders: a draft order for the patient with prescriptions, prescriptions
 //! added or removed, a pharmacy chosen from the network's options (or left to
 //! the patient), Send (refused with the network's reasons in place), Cancel.
 
+use rxdesk_client::IdempotencyKey;
 use rxdesk_client::network::documents::{
     LocationInput, Order, OrderCandidate, PharmacyReferenceInput,
 };
@@ -65,16 +66,21 @@ impl AppCore {
         }
     }
 
-    /// The patient's draft order with these prescriptions added (a new one if
-    /// the patient has none).
+    /// A new draft order for the patient with these prescriptions, under a key
+    /// made for this command (the network starts an order per key, so a repeat
+    /// after a lost answer is the same order, never a second one).
     pub async fn draft_order(
         &self,
         patient_id: &str,
         prescription_ids: &[String],
     ) -> Result<OrderOutcome, CommandError> {
+        // One key for this command, whichever attempts and re-sign-in it takes:
+        // a repeat answers the order the first one made.
+        let key = IdempotencyKey::new();
+        let key = &key;
         let (outcome, scope) = self
             .with_network("draft_order", |net| async move {
-                net.draft_order(patient_id, prescription_ids, None).await
+                net.draft_order(patient_id, prescription_ids, key).await
             })
             .await?;
         Ok(self.order_outcome(&scope, outcome))

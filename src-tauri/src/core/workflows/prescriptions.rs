@@ -4,6 +4,7 @@
 //! a bounded number in flight, progress reported, one result per draft.
 
 use futures::StreamExt as _;
+use rxdesk_client::IdempotencyKey;
 use rxdesk_client::network::documents::TreatmentReferenceInput;
 use rxdesk_client::network::documents::{Prescription, PrescriptionCandidate};
 use rxdesk_client::network::{Outcome, SIGNING_IN_FLIGHT, Signing};
@@ -79,9 +80,12 @@ impl AppCore {
         let (outcome, scope) = match id {
             None => {
                 let input = prescription_input(Some(patient_id), form);
+                // One key for this command, whichever attempts and re-sign-in
+                // it takes: a repeat answers the draft the first one made.
+                let key = IdempotencyKey::new();
                 self.with_network("draft_prescription", |net| {
-                    let input = input.clone();
-                    async move { net.draft_prescription(input).await }
+                    let (input, key) = (input.clone(), &key);
+                    async move { net.draft_prescription(input, key).await }
                 })
                 .await?
             }
