@@ -107,6 +107,20 @@ fn lost(proxy: &Proxy, pointer: &str) -> String {
         .to_owned()
 }
 
+/// The `externalId` of the `input` variable (`prescription`, `order`) in the
+/// request whose answer was lost, then in the last request.
+fn sent_keys(proxy: &Proxy, input: &str) -> [String; 2] {
+    let pointer = format!("/variables/{input}/externalId");
+    let key = |request: &serde_json::Value| {
+        request
+            .pointer(&pointer)
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    [key(&proxy.lost_requests()[0]), key(&proxy.last_graphql())]
+}
+
 /// Runs `future` collecting the retry notices it causes.
 async fn noticed<F: std::future::Future>(future: F) -> (F::Output, Vec<RetryNotice>) {
     let seen = Arc::new(Mutex::new(Vec::new()));
@@ -126,10 +140,11 @@ async fn a_draft_whose_answer_was_lost_is_not_created_twice() {
     let proxy = Proxy::start(sandbox.url()).await;
     let network = machine_network(&quick(proxy.client()), maple_backend());
     let patient = add_patient(&network, "Lorna").await;
+    let key = IdempotencyKey::new();
     proxy.lose_next_answers(1);
 
     let drafted = network
-        .draft_prescription(draft_input(&patient), &IdempotencyKey::new())
+        .draft_prescription(draft_input(&patient), &key)
         .await
         .unwrap()
         .into_record()
@@ -141,6 +156,7 @@ async fn a_draft_whose_answer_was_lost_is_not_created_twice() {
         first,
         "the repeat answers the first draft"
     );
+    assert_eq!(sent_keys(&proxy, "prescription"), [key.as_str(); 2]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -173,6 +189,7 @@ async fn a_draft_sent_again_with_its_key_after_a_failure_answers_the_same_draft(
     );
     let first = lost(&proxy, "/data/prescription/prescription/id");
     assert_eq!(again.id.inner(), first);
+    assert_eq!(sent_keys(&proxy, "prescription"), [key.as_str(); 2]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -182,20 +199,18 @@ async fn an_order_draft_whose_answer_was_lost_is_not_created_twice() {
     let network = machine_network(&quick(proxy.client()), maple_backend());
     let patient = add_patient(&network, "Lorna").await;
     let rx = draft(&network, &patient).await;
+    let key = IdempotencyKey::new();
     proxy.lose_next_answers(1);
 
     let order = network
-        .draft_order(
-            &patient,
-            &[rx.id.inner().to_owned()],
-            &IdempotencyKey::new(),
-        )
+        .draft_order(&patient, &[rx.id.inner().to_owned()], &key)
         .await
         .unwrap()
         .into_record()
         .unwrap();
 
     assert_eq!(order.id.inner(), lost(&proxy, "/data/order/order/id"));
+    assert_eq!(sent_keys(&proxy, "order"), [key.as_str(); 2]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

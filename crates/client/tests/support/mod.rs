@@ -310,6 +310,7 @@ struct Faults {
     token_delay_ms: AtomicUsize,
     lose_answers: AtomicUsize,
     lost: Mutex<Vec<serde_json::Value>>,
+    lost_requests: Mutex<Vec<serde_json::Value>>,
     break_before: AtomicUsize,
     silent: std::sync::atomic::AtomicBool,
     rate_limit: Mutex<Option<RateLimit>>,
@@ -410,6 +411,16 @@ impl Proxy {
     /// of answering: the sandbox applied them, the client never hears so.
     pub fn lose_next_answers(&self, n: usize) {
         self.faults.lose_answers.store(n, Ordering::SeqCst);
+    }
+
+    /// The GraphQL requests whose answers were lost, as the client sent them.
+    pub fn lost_requests(&self) -> Vec<serde_json::Value> {
+        self.faults.lost_requests.lock().unwrap().clone()
+    }
+
+    /// The last GraphQL request, as the client sent it.
+    pub fn last_graphql(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.last_request("/graphql").1).unwrap()
     }
 
     /// The GraphQL answers lost so far, as the sandbox gave them.
@@ -568,6 +579,7 @@ async fn forward(
         .lock()
         .unwrap()
         .insert(path.clone(), (content_type, body.to_vec()));
+    let sent = body.clone();
     let mut upstream = state.http.request(method, url).body(body);
     for (name, value) in &headers {
         if !matches!(
@@ -597,6 +609,11 @@ async fn forward(
             .lock()
             .unwrap()
             .push(serde_json::from_slice(&bytes).unwrap());
+        faults
+            .lost_requests
+            .lock()
+            .unwrap()
+            .push(serde_json::from_slice(&sent).unwrap());
         return broken_connection();
     }
     if path == "/oauth/token" && status.is_success() && take_one(&faults.corrupt_tokens) {
