@@ -106,9 +106,22 @@ impl Transport {
         match &self.auth {
             Auth::Bearer(token) => self.attempt(token, body).await,
             Auth::Machine(tokens) => {
-                // The token request has had its own retries, shared with every
-                // caller waiting on it: its failure is not retried here.
-                let token = tokens.token_within(budget).await.map_err(Failed::Final)?;
+                // The token request has its own retries, shared with every
+                // caller waiting on it: its failure is not retried here. Only
+                // this attempt's wait for it may end first; the next attempt
+                // waits for the same request again.
+                let token = tokens.token_within(budget).await.map_err(|e| match e {
+                    ClientError::TimedOut {
+                        call: CallKind::Token,
+                        ..
+                    } => Failed::Transient {
+                        error: ClientError::Network {
+                            message: format!("no machine token within {}", retry::seconds(budget)),
+                        },
+                        retry_after: None,
+                    },
+                    other => Failed::Final(other),
+                })?;
                 match self.attempt(&token, body).await {
                     Err(Failed::Final(ClientError::SignedOut { code, .. }))
                         if code == "INVALID_AUTHORIZATION_HEADER" =>

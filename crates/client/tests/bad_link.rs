@@ -5,8 +5,13 @@
 //! answer never becomes a second record; a refusal is sent once; a dead link
 //! ends at the call's deadline with an error that says so.
 //!
-//! The faults come from the test proxy (`support::Proxy`), a fake bad link in
-//! front of a real in-process sandbox.
+//! Most faults come from the sandbox's own link layer (`rxdesk_sandbox::link`),
+//! each placed on one request by a seed searched for here, so every run
+//! replays; lost-answer tests on a sandbox kept on disk end with its duplicate
+//! audit. What the link layer cannot do — a lost answer the test can read back,
+//! a `Retry-After` as an HTTP-date, refusing a request that comes back too
+//! early — comes from the test proxy (`support::Proxy`), a fake bad link in
+//! front of the sandbox.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -15,9 +20,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rxdesk_client::network::documents::*;
-use rxdesk_client::network::{Network, Outcome};
+use rxdesk_client::network::{Network, Outcome, Signing};
 use rxdesk_client::retry::{self, CallKind, RetryCause, RetryNotice, RetryPolicy};
 use rxdesk_client::{Client, ClientError, IdempotencyKey};
+use rxdesk_sandbox::link::decide::decide;
+use rxdesk_sandbox::link::{Fault, FaultRates, Injected, Latency, LinkSettings, Operation};
+use rxdesk_sandbox::{Config, Sandbox, Storage};
 use support::*;
 
 const AZITHROMYCIN: &str = "med_azithromycin_250_tab";
@@ -135,31 +143,6 @@ async fn noticed<F: std::future::Future>(future: F) -> (F::Output, Vec<RetryNoti
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_draft_whose_answer_was_lost_is_not_created_twice() {
-    let sandbox = sandbox().await;
-    let proxy = Proxy::start(sandbox.url()).await;
-    let network = machine_network(&quick(proxy.client()), maple_backend());
-    let patient = add_patient(&network, "Lorna").await;
-    let key = IdempotencyKey::new();
-    proxy.lose_next_answers(1);
-
-    let drafted = network
-        .draft_prescription(draft_input(&patient), &key)
-        .await
-        .unwrap()
-        .into_record()
-        .unwrap();
-
-    let first = lost(&proxy, "/data/prescription/prescription/id");
-    assert_eq!(
-        drafted.id.inner(),
-        first,
-        "the repeat answers the first draft"
-    );
-    assert_eq!(sent_keys(&proxy, "prescription"), [key.as_str(); 2]);
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_draft_sent_again_with_its_key_after_a_failure_answers_the_same_draft() {
     let sandbox = sandbox().await;
     let proxy = Proxy::start(sandbox.url()).await;
@@ -234,6 +217,29 @@ async fn a_patient_sync_whose_answer_was_lost_finds_the_patient_it_added() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signature_whose_answer_was_lost_is_answered_as_signed() {
+    let sandbox = sandbox().await;
+    let proxy = Proxy::start(sandbox.url()).await;
+    let client = quick(proxy.client());
+    let staff = machine_network(&client, maple_backend());
+    let prescriber = prescriber_through(&client, &sandbox, ADA, Some(MAPLE)).await;
+    let patient = add_patient(&staff, "Sigrid").await;
+    let rx = draft(&staff, &patient).await;
+    proxy.lose_next_answers(1);
+
+    let signed = prescriber
+        .sign_prescription(rx.id.inner(), &rx.signing.content_hash)
+        .await
+        .unwrap();
+
+    assert!(matches!(signed, Signing::Signed(_)), "{signed:?}");
+    assert_eq!(
+        lost(&proxy, "/data/prescription/prescription/signing/state"),
+        "SIGNED"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_connection_broken_before_the_request_arrived_is_tried_again() {
     let sandbox = sandbox().await;
     let proxy = Proxy::start(sandbox.url()).await;
@@ -269,23 +275,6 @@ async fn still_trying_is_told_with_the_attempt_about_to_start() {
             ("get_patient", 3, RetryCause::Server { status: 503 }),
         ]
     );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn retry_after_is_honoured() {
-    let sandbox = sandbox().await;
-    let proxy = Proxy::start(sandbox.url()).await;
-    let network = machine_network(&quick(proxy.client()), maple_backend());
-    network.ping().await.unwrap();
-    proxy.rate_limit_next(1, RetryAfter::Seconds(1));
-
-    let (pong, notices) = noticed(network.ping()).await;
-
-    assert_eq!(pong.unwrap(), "pong");
-    assert_eq!(proxy.early_requests(), 0, "no request before Retry-After");
-    assert_eq!(notices.len(), 1, "{notices:?}");
-    assert_eq!(notices[0].cause, RetryCause::RateLimited);
-    assert_eq!(notices[0].wait, Duration::from_secs(1));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -325,56 +314,6 @@ async fn a_retry_after_past_the_deadline_ends_the_call_saying_when_to_try_again(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_refusal_is_never_retried() {
-    let sandbox = sandbox().await;
-    let proxy = Proxy::start(sandbox.url()).await;
-    let client = quick(proxy.client());
-    let staff = machine_network(&client, maple_backend());
-    let patient = add_patient(&staff, "Rosalind").await;
-    let rx = draft(&staff, &patient).await;
-    let medical_ops = prescriber_through(&client, &sandbox, MO, None).await;
-    let before = proxy.count("/graphql");
-
-    let refused = medical_ops
-        .sign_prescription(rx.id.inner(), &rx.signing.content_hash)
-        .await;
-
-    assert!(
-        matches!(&refused, Err(ClientError::Refused { code, .. }) if code == "PRESCRIPTION_SIGNING_UNAUTHORIZED"),
-        "{refused:?}"
-    );
-    assert_eq!(proxy.count("/graphql") - before, 1);
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_token_outage_costs_one_token_request() {
-    let sandbox = sandbox().await;
-    let proxy = Proxy::start(sandbox.url()).await;
-    let client = proxy.client();
-    let api = machine_network(&client, maple_backend());
-    proxy.take_tokens_down_for(Duration::from_millis(1500));
-
-    let mut calls = tokio::task::JoinSet::new();
-    for _ in 0..50 {
-        let api = api.clone();
-        calls.spawn(async move { api.ping().await });
-    }
-    let answers = calls.join_all().await;
-
-    assert!(answers.iter().all(Result::is_ok), "{answers:?}");
-    assert_eq!(
-        proxy.forwarded("/oauth/token"),
-        1,
-        "one token served them all"
-    );
-    assert!(
-        proxy.count("/oauth/token") <= client.retry_policy().attempts(CallKind::Token) as usize,
-        "the callers shared one request's retries: {}",
-        proxy.count("/oauth/token")
-    );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_token_outage_is_told_to_the_callers_waiting_on_it() {
     let sandbox = sandbox().await;
     let proxy = Proxy::start(sandbox.url()).await;
@@ -393,20 +332,251 @@ async fn a_token_outage_is_told_to_the_callers_waiting_on_it() {
     );
 }
 
+// ---------- on the sandbox's link layer
+
+/// A sandbox kept in a temporary directory, so its database can be audited.
+async fn sandbox_on_disk() -> (Sandbox, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let sandbox = sandbox_with(Config {
+        storage: Storage::Data(dir.path().to_owned()),
+        ..Config::in_memory()
+    })
+    .await;
+    (sandbox, dir)
+}
+
+/// Link settings under which the next request of `op` meets `fault` and the
+/// four after it pass: the seed is searched for, so the run replays.
+fn fault_once(op: Operation, fault: Fault) -> LinkSettings {
+    let mut rates = FaultRates::default();
+    match fault {
+        Fault::ResetAfter => rates.reset_after = 0.5,
+        Fault::ResetBefore => rates.reset_before = 0.5,
+        Fault::Http503 => rates.http_503 = 0.5,
+        Fault::Http429 => rates.http_429 = 0.5,
+        other => panic!("not used here: {other:?}"),
+    }
+    let seed = (0..10_000)
+        .find(|&seed| {
+            (0..5).all(|n| {
+                let decided = decide(seed, op, n, Latency::OFF, &rates).fault;
+                decided == if n == 0 { Some(fault) } else { None }
+            })
+        })
+        .expect("a seed that faults the first request only");
+    let mut settings = LinkSettings {
+        seed,
+        ..LinkSettings::default()
+    };
+    settings.operations.insert(
+        op,
+        rxdesk_sandbox::link::OperationSettings {
+            latency: None,
+            faults: Some(rates),
+        },
+    );
+    settings
+}
+
+fn assert_no_duplicates(dir: &tempfile::TempDir) {
+    let report = rxdesk_sandbox::audit::audit_data_dir(dir.path()).unwrap();
+    assert!(report.is_clean(), "{}", report.summary());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_draft_whose_answer_was_lost_is_not_created_twice() {
+    let (sandbox, dir) = sandbox_on_disk().await;
+    let network = machine_network(&quick(client_for(sandbox.url())), maple_backend());
+    let patient = add_patient(&network, "Lorna").await;
+    let key = IdempotencyKey::new();
+    sandbox
+        .link()
+        .set(fault_once(Operation::PrescriptionDraft, Fault::ResetAfter))
+        .unwrap();
+
+    let drafted = network
+        .draft_prescription(draft_input(&patient), &key)
+        .await
+        .unwrap()
+        .into_record()
+        .unwrap();
+
+    let counters = sandbox.link().counters();
+    assert_eq!(
+        counters.injected(Operation::PrescriptionDraft, Injected::ResetAfter),
+        1
+    );
+    let again = network
+        .draft_prescription(draft_input(&patient), &key)
+        .await
+        .unwrap()
+        .into_record()
+        .unwrap();
+    assert_eq!(
+        again.id, drafted.id,
+        "the key names the draft the lost answer made"
+    );
+    assert_no_duplicates(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_order_send_whose_answer_was_lost_is_sent_once() {
+    let (sandbox, dir) = sandbox_on_disk().await;
+    let client = quick(client_for(sandbox.url()));
+    let staff = machine_network(&client, maple_backend());
+    let prescriber = client.network(&sign_in(&client, ADA, Some(MAPLE)).await);
+    let patient = add_patient(&staff, "Selma").await;
+    let rx = draft(&staff, &patient).await;
+    prescriber
+        .sign_prescription(rx.id.inner(), &rx.signing.content_hash)
+        .await
+        .unwrap();
+    let order = staff
+        .draft_order(
+            &patient,
+            &[rx.id.inner().to_owned()],
+            &IdempotencyKey::new(),
+        )
+        .await
+        .unwrap()
+        .into_record()
+        .unwrap();
+    sandbox
+        .link()
+        .set(fault_once(Operation::OrderSend, Fault::ResetAfter))
+        .unwrap();
+
+    let sent = staff.send_order(order.id.inner()).await.unwrap();
+
+    let counters = sandbox.link().counters();
+    assert_eq!(
+        counters.injected(Operation::OrderSend, Injected::ResetAfter),
+        1
+    );
+    assert!(sent.unapplied().is_empty(), "{:?}", sent.unapplied());
+    assert_eq!(sent.record().unwrap().state, OrderState::Submitted);
+    assert_no_duplicates(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retry_after_is_honoured() {
+    let sandbox = sandbox().await;
+    let network = machine_network(&quick(client_for(sandbox.url())), maple_backend());
+    network.ping().await.unwrap();
+    let mut settings = fault_once(Operation::Ping, Fault::Http429);
+    settings.retry_after_secs = 1;
+    sandbox.link().set(settings).unwrap();
+
+    let (pong, notices) = noticed(network.ping()).await;
+
+    assert_eq!(pong.unwrap(), "pong");
+    assert_eq!(
+        notices
+            .iter()
+            .map(|n| (n.cause, n.wait))
+            .collect::<Vec<_>>(),
+        vec![(RetryCause::RateLimited, Duration::from_secs(1))],
+        "the one retry waited what the network asked"
+    );
+    let counters = sandbox.link().counters();
+    assert_eq!(counters.requests.get(&Operation::Ping), Some(&2));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refusal_is_never_retried() {
+    let sandbox = sandbox().await;
+    let client = quick(client_for(sandbox.url()));
+    let staff = machine_network(&client, maple_backend());
+    let patient = add_patient(&staff, "Rosalind").await;
+    let rx = draft(&staff, &patient).await;
+    let medical_ops = client.network(&sign_in(&client, MO, None).await);
+    sandbox
+        .link()
+        .set(LinkSettings {
+            latency: Latency {
+                ms: 1,
+                jitter_ms: 0,
+            },
+            ..LinkSettings::default()
+        })
+        .unwrap();
+
+    let refused = medical_ops
+        .sign_prescription(rx.id.inner(), &rx.signing.content_hash)
+        .await;
+
+    assert!(
+        matches!(&refused, Err(ClientError::Refused { code, .. }) if code == "PRESCRIPTION_SIGNING_UNAUTHORIZED"),
+        "{refused:?}"
+    );
+    let counters = sandbox.link().counters();
+    assert_eq!(
+        counters.requests.get(&Operation::PrescriptionSign),
+        Some(&1)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_outage_costs_one_token_request() {
+    let sandbox = sandbox().await;
+    let client = client_for(sandbox.url());
+    let api = machine_network(&client, maple_backend());
+    sandbox
+        .link()
+        .set(LinkSettings {
+            token_outage_secs: 2,
+            ..LinkSettings::default()
+        })
+        .unwrap();
+
+    let mut calls = tokio::task::JoinSet::new();
+    for _ in 0..50 {
+        let api = api.clone();
+        calls.spawn(async move { api.ping().await });
+    }
+    let answers = calls.join_all().await;
+
+    assert!(answers.iter().all(Result::is_ok), "{answers:?}");
+    let counters = sandbox.link().counters();
+    let asked = counters
+        .requests
+        .get(&Operation::Token)
+        .copied()
+        .unwrap_or(0);
+    let refused = counters.injected(Operation::Token, Injected::TokenOutage);
+    assert_eq!(asked - refused, 1, "one token served them all");
+    assert!(
+        asked <= u64::from(client.retry_policy().attempts(CallKind::Token)),
+        "the callers shared one request's retries: {asked}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dead_link_ends_at_the_deadline_with_its_error() {
     let sandbox = sandbox().await;
-    let proxy = Proxy::start(sandbox.url()).await;
-    let client = proxy.client().with_retry_policy(
-        RetryPolicy::default()
-            .with_backoff(Duration::from_millis(20), Duration::from_millis(100))
-            .with_attempts(CallKind::Read, 100)
-            .with_deadline(CallKind::Read, Duration::from_millis(1500))
-            .with_attempt_timeout(CallKind::Read, Duration::from_millis(400)),
-    );
-    let network = machine_network(&client, maple_backend());
-    network.ping().await.unwrap();
-    proxy.go_silent();
+    let client = client_for(sandbox.url());
+    let tokens = client.machine_tokens(maple_backend());
+    // A token in hand first: the link that goes dead is the API's.
+    client.machine_network(tokens.clone()).ping().await.unwrap();
+    let network = client
+        .with_retry_policy(
+            RetryPolicy::default()
+                .with_backoff(Duration::from_millis(20), Duration::from_millis(100))
+                .with_attempts(CallKind::Read, 100)
+                .with_deadline(CallKind::Read, Duration::from_millis(1500))
+                .with_attempt_timeout(CallKind::Read, Duration::from_millis(400)),
+        )
+        .machine_network(tokens);
+    sandbox
+        .link()
+        .set(LinkSettings {
+            latency: Latency {
+                ms: 60_000,
+                jitter_ms: 0,
+            },
+            ..LinkSettings::default()
+        })
+        .unwrap();
 
     let e = network.ping().await.unwrap_err();
 

@@ -12,13 +12,13 @@
 //! | call | kind | retried? | why |
 //! | --- | --- | --- | --- |
 //! | `ping`, `get_*`, `find_patients`, `look_up_drug`, `check_compatibility` | read | yes | they change nothing (a patient search never carries sex, so it can never add anyone) |
-//! | `sync_patient` | write | yes, unless it adds or removes benefits or removes clinical entries | the network matches a patient by name and date of birth, so a repeat finds the patient the first call added; clinical `add`s of entries on file are no-ops; a benefit `add` would be added twice, and a repeated `remove` would be answered "not on file" |
+//! | `sync_patient` | write | yes, unless it adds benefits | the network matches a patient by name and date of birth, so a repeat finds the patient the first call added; list `add`s of entries on file and `remove`s of entries not on file are no-ops; a benefit `add` is not matched, so a repeat would add it twice |
 //! | `update_patient` | write | as `sync_patient` | setting a field twice leaves it as once |
 //! | `draft_prescription` | write | yes | its [`IdempotencyKey`] is the `externalId`: a repeat answers the first draft |
-//! | `update_prescription` | write | yes, unless it removes diagnoses | fields are set; diagnosis `add`s on file are no-ops |
+//! | `update_prescription` | write | yes | fields are set; diagnosis patches repeat as no-ops |
 //! | `sign_prescription(s)` | sign | yes | the network answers a repeated signature of the same hash as the signed prescription; a changed draft still answers `INVALIDATED_SIGN` |
 //! | `draft_order` | write | yes | its [`IdempotencyKey`] is the `externalId` |
-//! | `update_order`, `find_pharmacies` | write | yes, unless it removes prescriptions | adding a prescription already on the order is a no-op; a pharmacy is set, not added |
+//! | `update_order`, `find_pharmacies` | write | yes | adding a prescription already on the order, or removing one no longer on it, is a no-op; a pharmacy is set, not added |
 //! | `send_order`, `cancel_order` | write | yes | the network answers a repeat with the order as it is |
 //!
 //! A machine token never signs: [`Network::sign_prescription`] on a backend's
@@ -105,30 +105,18 @@ const WRITE: (CallKind, Repeat) = (CallKind::Write, Repeat::Safe);
 /// Signatures: retried (a repeat of the same hash is harmless).
 const SIGN: (CallKind, Repeat) = (CallKind::Sign, Repeat::Safe);
 
-/// Whether a patient Sync or Update may be repeated: not when it adds or removes
-/// benefits (a benefit `add` is not matched, so a repeat adds it twice) or
-/// removes clinical entries (a repeat would be answered "not on file").
+/// Whether a patient Sync or Update may be repeated: not when it adds a
+/// benefit (the network does not match benefits, so a repeat adds it twice).
+/// Every other part repeats harmlessly: fields are set, list `add`s of entries
+/// on file and `remove`s of entries not on file are no-ops.
 fn patient_repeat(input: &PatientInput) -> Repeat {
-    fn some<T>(list: Option<&Vec<T>>) -> bool {
-        list.is_some_and(|l| !l.is_empty())
-    }
-    let benefits = input
+    let adds_benefits = input
         .demographic
         .as_ref()
         .and_then(|d| d.benefits.as_ref())
-        .is_some_and(|b| some(b.add.as_ref()) || some(b.remove.as_ref()));
-    let removes = input.clinical.as_ref().is_some_and(|c| {
-        c.allergies
-            .as_ref()
-            .is_some_and(|p| some(p.remove.as_ref()))
-            || c.medications
-                .as_ref()
-                .is_some_and(|p| some(p.remove.as_ref()))
-            || c.diagnoses
-                .as_ref()
-                .is_some_and(|p| some(p.remove.as_ref()))
-    });
-    if benefits || removes {
+        .and_then(|b| b.add.as_ref())
+        .is_some_and(|added| !added.is_empty());
+    if adds_benefits {
         Repeat::Never
     } else {
         Repeat::Safe
@@ -273,8 +261,8 @@ impl Network {
     /// Sync: the network matches, updates, adds, or answers candidates. The
     /// real network's patients carry no `externalId`: a repeat after a lost
     /// answer is matched by name and date of birth to the patient the first
-    /// call added, so it is retried (unless it adds benefits or removes
-    /// entries, which a repeat would do twice or report as not on file).
+    /// call added, so it is retried (unless it adds benefits, which a repeat
+    /// would add twice).
     pub async fn sync_patient(
         &self,
         patient: PatientInput,
@@ -372,19 +360,10 @@ impl Network {
             signing: None,
             ..changes
         };
-        let removes = input
-            .clinical
-            .as_ref()
-            .and_then(|c| c.diagnoses.as_ref())
-            .is_some_and(|d| d.remove.as_ref().is_some_and(|r| !r.is_empty()));
-        let repeat = if removes { Repeat::Never } else { Repeat::Safe };
         let operation = UpdatePrescription::build(self.prescription_arguments(input));
-        self.send(
-            "update_prescription",
-            operation,
-            (CallKind::Write, repeat),
-            |d| outcome::prescription_outcome(d.prescription),
-        )
+        self.send("update_prescription", operation, WRITE, |d| {
+            outcome::prescription_outcome(d.prescription)
+        })
         .await
     }
 
@@ -568,11 +547,6 @@ impl Network {
                 none: Some(true),
             },
         });
-        let repeat = if changes.remove.is_empty() {
-            Repeat::Safe
-        } else {
-            Repeat::Never
-        };
         let input = OrderInput {
             id: Some(id(order_id)),
             prescriptions: patch,
@@ -580,7 +554,7 @@ impl Network {
             ..Default::default()
         };
         let operation = UpdateOrder::build(self.order_arguments(input));
-        self.send("update_order", operation, (CallKind::Write, repeat), |d| {
+        self.send("update_order", operation, WRITE, |d| {
             outcome::order_outcome(d.order)
         })
         .await
@@ -801,14 +775,14 @@ mod tests {
     }
 
     #[test]
-    fn a_patient_write_that_sets_or_adds_clinical_entries_may_repeat() {
+    fn a_patient_write_that_sets_adds_or_removes_clinical_entries_may_repeat() {
         assert_eq!(patient_repeat(&PatientInput::default()), Repeat::Safe);
         assert_eq!(patient_repeat(&adding_an_allergy()), Repeat::Safe);
+        assert_eq!(patient_repeat(&removing_an_allergy()), Repeat::Safe);
     }
 
     #[test]
-    fn a_patient_write_that_adds_a_benefit_or_removes_an_entry_is_sent_once() {
+    fn a_patient_write_that_adds_a_benefit_is_sent_once() {
         assert_eq!(patient_repeat(&with_benefit()), Repeat::Never);
-        assert_eq!(patient_repeat(&removing_an_allergy()), Repeat::Never);
     }
 }
