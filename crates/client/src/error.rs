@@ -11,7 +11,7 @@
 
 use std::time::Duration;
 
-use crate::retry::CallKind;
+use crate::call_kind::CallKind;
 
 /// What went wrong talking to the network, in terms a caller can act on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -56,7 +56,7 @@ pub enum ClientError {
     /// The network answered 429: too many requests. `retry_after` is how long
     /// it asked us to wait (`Retry-After`), when it said; the call was retried
     /// while its deadline allowed, so this is what is left to tell the user.
-    #[error("the network is busy (too many requests){}", retry_after.map(|d| format!("; try again in {}", crate::retry::seconds(d))).unwrap_or_default())]
+    #[error("the network is busy (too many requests){}", retry_after.map(|d| format!("; try again in {}", seconds(d))).unwrap_or_default())]
     RateLimited { retry_after: Option<Duration> },
     /// No answer within the call's deadline, retries included: the network or
     /// the link to it is down or too slow. `last` is the last trouble seen.
@@ -161,6 +161,16 @@ impl ClientError {
     }
 }
 
+/// `1.5 s`, `20 s`.
+pub(crate) fn seconds(d: Duration) -> String {
+    let tenths = d.as_millis().div_ceil(100);
+    if tenths.is_multiple_of(10) {
+        format!("{} s", tenths / 10)
+    } else {
+        format!("{}.{} s", tenths / 10, tenths % 10)
+    }
+}
+
 /// "no answer from the network within 30 s (write call, 4 attempts); last: …";
 /// a caller that only waited for another's request made no attempt of its own.
 fn timed_out_text(
@@ -177,7 +187,7 @@ fn timed_out_text(
     let last = last.map(|e| format!("; last: {e}")).unwrap_or_default();
     format!(
         "no answer from the network within {} ({call} call{tries}){last}",
-        crate::retry::seconds(after)
+        seconds(after)
     )
 }
 

@@ -33,6 +33,7 @@
 //! Logs go through `tracing`: one span per operation with its name, duration and
 //! outcome; never a token, secret, code, verifier or patient field.
 
+mod call_kind;
 mod environment;
 mod error;
 mod http;

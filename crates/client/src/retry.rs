@@ -36,47 +36,8 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::error::ClientError;
-
-/// What a call does, for its deadline and number of attempts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CallKind {
-    /// Gets, look-ups, searches, `ping`, introspection.
-    Read,
-    /// Creates and updates (patients, drafts, orders, Send, Cancel).
-    Write,
-    /// A prescriber's signature.
-    Sign,
-    /// A token from the authorization server (machine tokens).
-    Token,
-}
-
-impl CallKind {
-    fn index(self) -> usize {
-        match self {
-            Self::Read => 0,
-            Self::Write => 1,
-            Self::Sign => 2,
-            Self::Token => 3,
-        }
-    }
-
-    /// `read`, `write`, `sign`, `token`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Read => "read",
-            Self::Write => "write",
-            Self::Sign => "sign",
-            Self::Token => "token",
-        }
-    }
-}
-
-impl std::fmt::Display for CallKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use crate::call_kind::CallKind;
+use crate::error::{ClientError, seconds};
 
 /// Limits of one kind of call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -395,16 +356,6 @@ pub(crate) fn retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     }
     let at = httpdate::parse_http_date(value).ok()?;
     Some(at.duration_since(now).unwrap_or(Duration::ZERO))
-}
-
-/// `1.5 s`, `20 s`.
-pub(crate) fn seconds(d: Duration) -> String {
-    let tenths = d.as_millis().div_ceil(100);
-    if tenths.is_multiple_of(10) {
-        format!("{} s", tenths / 10)
-    } else {
-        format!("{}.{} s", tenths / 10, tenths % 10)
-    }
 }
 
 #[cfg(test)]

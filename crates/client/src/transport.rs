@@ -116,7 +116,10 @@ impl Transport {
                         ..
                     } => Failed::Transient {
                         error: ClientError::Network {
-                            message: format!("no machine token within {}", retry::seconds(budget)),
+                            message: format!(
+                                "no machine token within {}",
+                                crate::error::seconds(budget)
+                            ),
                         },
                         retry_after: None,
                     },
