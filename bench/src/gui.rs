@@ -52,6 +52,7 @@ pub fn layout(root: &Path) -> Result<Layout> {
         fixture: root.join("tests/fixtures/e2e.toml"),
         out: root.join("target/bench/e2e"),
         profile_dir: beside,
+        link: None,
     })
 }
 

@@ -16,7 +16,11 @@
 //! ```
 //!
 //! Arguments: words that select journeys by substring (like libtest filters).
+//! `RXDESK_E2E_LINK=clinic` runs them on a bad link (latency and a seeded 5 %
+//! of transient faults, see `rxdesk_e2e::link`); the last journeys audit the
+//! sandbox's records for duplicates either way.
 
+mod audit;
 mod logs;
 mod session;
 mod smoke;
@@ -102,8 +106,14 @@ async fn run(filters: &[String]) -> ExitCode {
         Err(e) => return fail_setup(e),
     };
     println!(
-        "e2e journeys: display {}, sandbox {}, keyring on {}",
-        world.display.name, world.sandbox.url, world.keyring.address
+        "e2e journeys: display {}, sandbox {}, keyring on {}, link {}",
+        world.display.name,
+        world.sandbox.url,
+        world.keyring.address,
+        world.layout.link.as_ref().map_or_else(
+            || "clean".to_owned(),
+            |l| format!("{} with faults {} (seed {})", l.latency, l.faults, l.seed)
+        )
     );
     let keyring_watch = KeyringWatch::start((*world.keyring).clone(), KEYRING_SERVICE);
     let mut run = Run {
@@ -141,6 +151,7 @@ async fn run(filters: &[String]) -> ExitCode {
     journey!(
         session::cancelling_on_the_sign_in_page_says_access_was_denied_and_offers_to_try_again
     );
+    journey!(audit::the_network_holds_no_duplicate_draft_order_or_signature);
     journey!(logs::no_log_of_the_run_holds_a_token_or_a_patient_name);
 
     let failed = report.failed.len();

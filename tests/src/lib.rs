@@ -5,12 +5,14 @@
 //!
 //! [`World`] starts all of it once per run and tears it down when dropped;
 //! [`desktop::Desktop`] is one launch of the app. Everything a run writes lands
-//! under `target/e2e/`: `logs/`, `screenshots/<journey>/`, `run/` (the isolated
-//! home and the sandbox's data).
+//! under `target/e2e/` (`target/e2e-<link>/` on a bad link, see [`link`]):
+//! `logs/`, `screenshots/<journey>/`, `run/` (the isolated home and the
+//! sandbox's data).
 
 pub mod browser;
 pub mod desktop;
 pub mod flows;
+pub mod link;
 pub mod process;
 pub mod services;
 pub mod tokens;
@@ -22,6 +24,7 @@ use anyhow::{Context, Result};
 
 use crate::browser::{Action, Plan};
 use crate::desktop::{Desktop, Shots};
+use crate::link::BadLink;
 use crate::services::{Display, Home, Lifetimes, Sandbox, SecretService};
 
 /// The Application client id in the suite's fixture.
@@ -42,12 +45,16 @@ pub struct Layout {
     pub sandbox: PathBuf,
     pub browser: PathBuf,
     pub fixture: PathBuf,
+    /// The bad link every sandbox of the run is started on, if any.
+    pub link: Option<BadLink>,
 }
 
 impl Layout {
     /// Found from the running test binary (`target/debug/deps/…`) unless
-    /// `RXDESK_E2E_APP` / `RXDESK_E2E_SANDBOX` name the binaries.
+    /// `RXDESK_E2E_APP` / `RXDESK_E2E_SANDBOX` name the binaries; the link
+    /// from `RXDESK_E2E_LINK` (see [`link`]).
     pub fn discover(browser: &Path) -> Result<Self> {
+        let link = BadLink::from_env()?;
         let exe = std::env::current_exe()?;
         let profile_dir = exe
             .parent()
@@ -63,8 +70,12 @@ impl Layout {
             sandbox: from_env("RXDESK_E2E_SANDBOX", profile_dir.join("rxdesk-sandbox")),
             browser: browser.to_owned(),
             fixture: Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/e2e.toml"),
-            out: target.join("e2e"),
+            out: target.join(
+                link.as_ref()
+                    .map_or_else(|| "e2e".to_owned(), BadLink::label),
+            ),
             profile_dir,
+            link,
         })
     }
 
@@ -124,8 +135,13 @@ impl World {
         Self::start_sandbox(&self.layout, name, lifetimes)
     }
 
+    /// Where the sandbox named `name` keeps its data during a run.
+    pub fn sandbox_data(layout: &Layout, name: &str) -> PathBuf {
+        layout.run_dir().join(format!("{name}-data"))
+    }
+
     fn start_sandbox(layout: &Layout, name: &str, lifetimes: Lifetimes) -> Result<Sandbox> {
-        let data = layout.run_dir().join(format!("{name}-data"));
+        let data = Self::sandbox_data(layout, name);
         if data.exists() {
             std::fs::remove_dir_all(&data)?;
         }
@@ -134,6 +150,7 @@ impl World {
             &layout.fixture,
             &data,
             lifetimes,
+            layout.link.as_ref(),
             &layout.logs().join(format!("{name}.log")),
         )
     }

@@ -12,6 +12,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use url::Url;
 
+use crate::link::{BadLink, Transient, is_transient_status, retried};
 use crate::process::{Guard, append, wait_for};
 
 /// A home directory of its own, so the app, WebKit and gnome-keyring write
@@ -244,8 +245,14 @@ impl KeyringClient {
 pub struct Sandbox {
     _server: Guard,
     pub url: Url,
+    /// The control endpoint (`--control`, loopback): the link's settings and counters.
+    pub control: Url,
     http: reqwest::Client,
 }
+
+/// The sandbox's first stdout line, then its control endpoint's.
+const LISTENING_LINE: &str = "rxdesk-sandbox listening on ";
+const CONTROL_LINE: &str = "rxdesk-sandbox control on ";
 
 /// Token lifetimes a sandbox is started with.
 #[derive(Debug, Clone, Copy)]
@@ -272,6 +279,7 @@ impl Sandbox {
         fixture: &Path,
         data: &Path,
         lifetimes: Lifetimes,
+        link: Option<&BadLink>,
         log: &Path,
     ) -> Result<Self> {
         if !binary.is_file() {
@@ -281,10 +289,18 @@ impl Sandbox {
             );
         }
         std::fs::create_dir_all(data)?;
-        let (server, line) = Guard::spawn_until_line(
+        // The control endpoint's line comes after the API's: waiting for it
+        // means both are up; the API's address is then read from the log.
+        let (server, control) = Guard::spawn_until_line(
             "rxdesk-sandbox",
             Command::new(binary)
-                .args(["--listen", "127.0.0.1:0", "--data"])
+                .args([
+                    "--listen",
+                    "127.0.0.1:0",
+                    "--control",
+                    "127.0.0.1:0",
+                    "--data",
+                ])
                 .arg(data)
                 .arg("--fixture")
                 .arg(fixture)
@@ -292,20 +308,41 @@ impl Sandbox {
                 .arg(lifetimes.user_token.as_secs().to_string())
                 .arg("--refresh-token-ttl")
                 .arg(lifetimes.refresh_token.as_secs().to_string())
+                .args(link.map(BadLink::sandbox_args).unwrap_or_default())
                 .env("RUST_LOG", "debug"),
             log,
             Duration::from_secs(60),
-            |line| line.starts_with("rxdesk-sandbox listening on "),
+            |line| line.starts_with(CONTROL_LINE),
         )?;
-        let url = line
-            .trim_start_matches("rxdesk-sandbox listening on ")
-            .trim();
-        let url = Url::parse(url).with_context(|| format!("bad sandbox URL in {line:?}"))?;
+        let control = Url::parse(control.trim_start_matches(CONTROL_LINE).trim())
+            .with_context(|| format!("bad control URL in {control:?}"))?;
+        let written = std::fs::read_to_string(log)?;
+        let line = written
+            .lines()
+            .rev()
+            .find(|line| line.starts_with(LISTENING_LINE))
+            .with_context(|| format!("no {LISTENING_LINE:?} line in {}", log.display()))?;
+        let url = Url::parse(line.trim_start_matches(LISTENING_LINE).trim())
+            .with_context(|| format!("bad sandbox URL in {line:?}"))?;
         Ok(Self {
             _server: server,
             url,
+            control,
             http: reqwest::Client::new(),
         })
+    }
+
+    /// What the sandbox's link layer did so far: its control endpoint's
+    /// `GET /link` (`settings`, `counters.requests`, `counters.injected`, …).
+    pub async fn link_status(&self) -> Result<serde_json::Value> {
+        Ok(self
+            .http
+            .get(self.control.join("/link")?)
+            .send()
+            .await?
+            .error_for_status()?
+            .json()
+            .await?)
     }
 
     /// The origin as the app's variables want it (no trailing slash).
@@ -359,19 +396,26 @@ pub async fn machine_token(
     origin: &Url,
     (client_id, client_secret): (&str, &str),
 ) -> Result<String> {
-    let answer: serde_json::Value = http
-        .post(origin.join("/oauth/token")?)
-        .json(&serde_json::json!({
-            "grant_type": "client_credentials",
-            "client_id": client_id,
-            "client_secret": client_secret,
-            "audience": AUDIENCE,
-        }))
-        .send()
-        .await?
-        .error_for_status()?
-        .json()
-        .await?;
+    let url = origin.join("/oauth/token")?;
+    let body = serde_json::json!({
+        "grant_type": "client_credentials",
+        "client_id": client_id,
+        "client_secret": client_secret,
+        "audience": AUDIENCE,
+    });
+    let answer: serde_json::Value = retried("machine token", || async {
+        let answer = http
+            .post(url.clone())
+            .json(&body)
+            .send()
+            .await
+            .map_err(sent)?;
+        if is_transient_status(answer.status()) {
+            return Err(Transient(answer.status().to_string()).into());
+        }
+        answer.error_for_status()?.json().await.map_err(sent)
+    })
+    .await?;
     answer["access_token"]
         .as_str()
         .map(str::to_owned)
@@ -380,6 +424,10 @@ pub async fn machine_token(
 
 /// A Network API request to the sandbox at `origin` with `token`; the `data`
 /// of the answer, or the GraphQL errors as the error.
+///
+/// Transient failures (a gateway's 429/502/503, a dropped connection, the
+/// API's `UpstreamServiceError`) are tried again: callers send only what is
+/// safe to repeat (reads, patient Syncs, updates that set a value).
 pub async fn graphql(
     http: &reqwest::Client,
     origin: &Url,
@@ -387,18 +435,41 @@ pub async fn graphql(
     query: &str,
     variables: serde_json::Value,
 ) -> Result<serde_json::Value> {
-    let answer: serde_json::Value = http
-        .post(origin.join("/graphql")?)
-        .bearer_auth(token)
-        .json(&serde_json::json!({ "query": query, "variables": variables }))
-        .send()
-        .await?
-        .json()
-        .await?;
-    if let Some(errors) = answer.get("errors") {
-        bail!("GraphQL errors: {errors}");
-    }
-    Ok(answer["data"].clone())
+    let url = origin.join("/graphql")?;
+    let body = serde_json::json!({ "query": query, "variables": variables });
+    retried("network request", || async {
+        let answer = http
+            .post(url.clone())
+            .bearer_auth(token)
+            .json(&body)
+            .send()
+            .await
+            .map_err(sent)?;
+        if is_transient_status(answer.status()) {
+            return Err(Transient(answer.status().to_string()).into());
+        }
+        let answer: serde_json::Value = answer.json().await.map_err(sent)?;
+        if let Some(errors) = answer.get("errors") {
+            bail!("GraphQL errors: {errors}");
+        }
+        let data = answer["data"].clone();
+        let upstream = data
+            .as_object()
+            .into_iter()
+            .flat_map(|fields| fields.values())
+            .any(|field| field["__typename"] == "UpstreamServiceError");
+        if upstream {
+            return Err(Transient("UpstreamServiceError".into()).into());
+        }
+        Ok(data)
+    })
+    .await
+}
+
+/// A request that did not come back whole (connection dropped, body cut):
+/// transient.
+fn sent(e: reqwest::Error) -> anyhow::Error {
+    Transient(e.without_url().to_string()).into()
 }
 
 /// Fails with the Debian package to install when `program` is not on PATH.

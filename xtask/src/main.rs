@@ -19,8 +19,11 @@ commands:
   run     start Rx Desk on the built-in local sandbox
           (--sandbox-only: just the sandbox network, data under target/sandbox-data)
   test    run every check CI runs: UI checks and tests, format, lints, all Rust tests,
-          the end-to-end journeys, the installers (bundle --check), bench --quick
-  e2e     build and run only the end-to-end journeys (optional journey-name filters)
+          the end-to-end journeys (twice: clean link, then --link clinic), the
+          installers (bundle --check), bench --quick
+  e2e     build and run only the end-to-end journeys (optional journey-name filters;
+          --link clinic|hotspot|MS: on that latency with a seeded 5 % of transient
+          faults, lost answers after commit included)
   bench   measure Rx Desk against references built in the same run; writes
           target/bench/report.md and report.json (--quick: one tiny run, checks the shape)
   bundle  build the Linux installers (.deb, .rpm) into target/installers/
@@ -35,7 +38,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("run") => run(&args[1..]),
         Some("test") => test(),
-        Some("e2e") => e2e(true, &args[1..]),
+        Some("e2e") => e2e_command(&args[1..]),
         Some("bench") => bench::bench(&args[1..]),
         Some("bundle") => bundle::bundle(&args[1..]),
         Some("-h" | "--help" | "help") => {
@@ -202,10 +205,32 @@ fn prepare_desktop_run() -> Result<()> {
     step("ui: build", npm(&["run", "build"]))
 }
 
+/// `cargo xtask e2e [--link LINK] [FILTER…]`.
+fn e2e_command(args: &[String]) -> Result<()> {
+    let mut link = None;
+    let mut filters = Vec::new();
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        if arg == "--link" {
+            let Some(value) = args.next() else {
+                bail!("--link needs a value: clinic, hotspot or milliseconds (80, 80±10)");
+            };
+            link = Some(value.as_str());
+        } else if let Some(value) = arg.strip_prefix("--link=") {
+            link = Some(value);
+        } else {
+            filters.push(arg.clone());
+        }
+    }
+    e2e(true, link, &filters)
+}
+
 /// The end-to-end journeys: the real app under Xvfb with a real keyring and a
 /// real browser sign-in. `build` first builds the binaries they drive (the
-/// `test` command already has them from `cargo test`).
-fn e2e(build: bool, filters: &[String]) -> Result<()> {
+/// `test` command already has them from `cargo test`). With `link`, every
+/// sandbox of the run answers on that link with seeded transient faults
+/// (`RXDESK_E2E_LINK`; outputs under `target/e2e-<link>/`).
+fn e2e(build: bool, link: Option<&str>, filters: &[String]) -> Result<()> {
     if build {
         prepare_desktop_run()?;
         let mut bins = cargo();
@@ -223,8 +248,12 @@ fn e2e(build: bool, filters: &[String]) -> Result<()> {
         step("build the app, the sandbox and the e2e browser", bins)?;
     }
     let mut journeys = cargo();
+    journeys.env("RXDESK_E2E", "1");
+    match link {
+        Some(link) => journeys.env("RXDESK_E2E_LINK", link),
+        None => journeys.env_remove("RXDESK_E2E_LINK"),
+    };
     journeys
-        .env("RXDESK_E2E", "1")
         .args([
             "test",
             "--locked",
@@ -235,7 +264,11 @@ fn e2e(build: bool, filters: &[String]) -> Result<()> {
             "--",
         ])
         .args(filters);
-    step("end-to-end journeys", journeys)
+    let what = match link {
+        Some(link) => format!("end-to-end journeys on a bad link ({link}, seeded faults)"),
+        None => "end-to-end journeys".to_owned(),
+    };
+    step(&what, journeys)
 }
 
 fn npm(args: &[&str]) -> Command {
@@ -331,7 +364,10 @@ fn test() -> Result<()> {
     tests.args(["test", "--workspace", "--locked"]);
     step("cargo test (all crates)", tests)?;
 
-    e2e(false, &[])?;
+    // The journeys on the clean link, then again on a clinic link (60 ± 20 ms)
+    // with a seeded 5 % of transient faults: both end with the duplicate audit.
+    e2e(false, None, &[])?;
+    e2e(false, Some("clinic"), &[])?;
 
     // The production installers, installed, launched and removed again.
     bundle::build(bundle::PRODUCTION)?;
