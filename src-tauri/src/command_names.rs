@@ -15,6 +15,7 @@ pub const COMMANDS: &[&str] = &[
     "lock_session",
     "work_lists",
     "open_link",
+    "cancel_action",
     "find_patients",
     "get_patient",
     "save_patient",

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use tauri::{AppHandle, Emitter, Runtime, State};
 use ts_rs::TS;
 
-use crate::core::{AppCore, Notifier};
+use crate::core::{AppCore, Notifier, Safety};
 use crate::ipc::*;
 
 type Core<'a> = State<'a, Arc<AppCore>>;
@@ -48,6 +48,24 @@ impl<R: Runtime> Notifier for TauriNotifier<R> {
     }
     fn open_link(&self, event: LinkEvent) {
         self.emit(EVENT_OPEN_LINK, event);
+    }
+    fn retry(&self, event: RetryEvent) {
+        self.emit(EVENT_RETRY, event);
+    }
+}
+
+/// What an action does, for merging identical runs in flight: the command's
+/// name and its arguments (a create's key among them).
+fn identity(command: &str, args: &impl serde::Serialize) -> String {
+    match serde_json::to_string(args) {
+        Ok(args) => format!("{command} {args}"),
+        // Plain IPC shapes always serialize; if one ever did not, this run
+        // merges with nothing rather than with another of different arguments.
+        Err(_) => {
+            static ALONE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            let n = ALONE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            format!("{command} #{n}")
+        }
     }
 }
 
@@ -139,55 +157,91 @@ commands! {
     fn lock_session(core) -> SignOutSummary { core.lock_session().await }
 
     /// Recent patients, drafts awaiting signature, open orders.
-    fn work_lists(core) -> WorkLists { core.work_lists().await }
+    fn work_lists(core, action: Option<ActionId>) -> WorkLists {
+        core.act(action, Safety::Read, String::new, core.work_lists()).await
+    }
     /// Where a `rxdesk://` link or a typed id leads (it only navigates).
     fn open_link(core, text: String) -> LinkTarget {
         let _ = core;
         crate::links::parse(&text)
     }
+    /// Stops a running read, search or create (see `Safety`); `false` when it
+    /// had ended already or is a change, which runs to its end.
+    fn cancel_action(core, action: ActionId) -> bool { Ok(core.cancel_action(&action)) }
 
     /// Candidates for a name (never picked automatically; never creates anyone).
-    fn find_patients(core, query: String) -> Vec<PatientSummary> { core.find_patients(&query).await }
-    fn get_patient(core, id: String) -> PatientRecord { core.get_patient(&id).await }
-    /// Adds a patient (the network matches first) or changes one's demographics.
-    fn save_patient(core, id: Option<String>, input: PatientInput) -> PatientOutcome {
-        core.save_patient(id.as_deref(), &input).await
+    fn find_patients(core, action: Option<ActionId>, query: String) -> Vec<PatientSummary> {
+        core.act(action, Safety::Read, String::new, core.find_patients(&query)).await
     }
-    fn edit_clinical(core, id: String, edit: ClinicalEdit) -> PatientOutcome {
-        core.edit_clinical(&id, &edit).await
+    fn get_patient(core, action: Option<ActionId>, id: String) -> PatientRecord {
+        core.act(action, Safety::Read, String::new, core.get_patient(&id)).await
+    }
+    /// Adds a patient (the network matches first, so a repeat finds the same
+    /// person) or changes one's demographics.
+    fn save_patient(core, action: Option<ActionId>, id: Option<String>, input: PatientInput) -> PatientOutcome {
+        let safety = if id.is_none() { Safety::Create } else { Safety::Change };
+        let same = || identity("save_patient", &(&id, &input));
+        core.act(action, safety, same, core.save_patient(id.as_deref(), &input)).await
+    }
+    fn edit_clinical(core, action: Option<ActionId>, id: String, edit: ClinicalEdit) -> PatientOutcome {
+        let same = || identity("edit_clinical", &(&id, &edit));
+        core.act(action, Safety::Change, same, core.edit_clinical(&id, &edit)).await
     }
     /// The patient's drafts and orders this workstation knows, fetched live.
-    fn patient_work(core, id: String) -> PatientWork { core.patient_work(&id).await }
+    fn patient_work(core, action: Option<ActionId>, id: String) -> PatientWork {
+        core.act(action, Safety::Read, String::new, core.patient_work(&id)).await
+    }
 
     /// The catalog's drugs for what was typed (nothing is created).
-    fn look_up_drug(core, query: String) -> Vec<ChoiceView> { core.look_up_drug(&query).await }
-    fn get_prescription(core, id: String) -> PrescriptionView { core.get_prescription(&id).await }
-    /// A new draft for the patient (`id` null) or changes to a draft.
-    fn save_draft(core, patient_id: String, id: Option<String>, form: DraftForm) -> PrescriptionOutcome {
-        core.save_draft(&patient_id, id.as_deref(), &form).await
+    fn look_up_drug(core, action: Option<ActionId>, query: String) -> Vec<ChoiceView> {
+        core.act(action, Safety::Read, String::new, core.look_up_drug(&query)).await
+    }
+    fn get_prescription(core, action: Option<ActionId>, id: String) -> PrescriptionView {
+        core.act(action, Safety::Read, String::new, core.get_prescription(&id)).await
+    }
+    /// A new draft for the patient (`id` null), made under `key` — the same
+    /// key for every attempt of this action, so a repeat finds the draft an
+    /// earlier attempt saved — or changes to a draft (`key` unused).
+    fn save_draft(core, action: Option<ActionId>, patient_id: String, id: Option<String>, key: CreateKey, form: DraftForm) -> PrescriptionOutcome {
+        let safety = if id.is_none() { Safety::Create } else { Safety::Change };
+        let same = || identity("save_draft", &(&patient_id, &id, &key, &form));
+        core.act(action, safety, same, core.save_draft(&patient_id, id.as_deref(), &key, &form)).await
     }
     /// Signs each draft with the content hash that was shown; one result each, in order.
-    fn sign_prescriptions(core, items: Vec<SignRequest>) -> Vec<SignResult> {
-        core.sign_prescriptions(&items).await
+    fn sign_prescriptions(core, action: Option<ActionId>, items: Vec<SignRequest>) -> Vec<SignResult> {
+        let same = || identity("sign_prescriptions", &items);
+        core.act(action, Safety::Change, same, core.sign_prescriptions(&items)).await
     }
 
-    fn get_order(core, id: String) -> OrderView { core.get_order(&id).await }
-    /// The patient's draft order with these prescriptions, or a new one.
-    fn draft_order(core, patient_id: String, prescription_ids: Vec<String>) -> OrderOutcome {
-        core.draft_order(&patient_id, &prescription_ids).await
+    fn get_order(core, action: Option<ActionId>, id: String) -> OrderView {
+        core.act(action, Safety::Read, String::new, core.get_order(&id)).await
     }
-    fn change_order_prescriptions(core, id: String, add: Vec<String>, remove: Vec<String>) -> OrderOutcome {
-        core.change_order_prescriptions(&id, &add, &remove).await
+    /// A new draft order for the patient with these prescriptions, made under
+    /// `key` (the same for every attempt of this action).
+    fn draft_order(core, action: Option<ActionId>, patient_id: String, prescription_ids: Vec<String>, key: CreateKey) -> OrderOutcome {
+        let same = || identity("draft_order", &(&patient_id, &prescription_ids, &key));
+        core.act(action, Safety::Create, same, core.draft_order(&patient_id, &prescription_ids, &key)).await
     }
-    fn find_pharmacies(core, order_id: String, search: PharmacySearch) -> PharmacyAnswer {
-        core.find_pharmacies(&order_id, &search).await
+    fn change_order_prescriptions(core, action: Option<ActionId>, id: String, add: Vec<String>, remove: Vec<String>) -> OrderOutcome {
+        let same = || identity("change_order_prescriptions", &(&id, &add, &remove));
+        core.act(action, Safety::Change, same, core.change_order_prescriptions(&id, &add, &remove)).await
+    }
+    fn find_pharmacies(core, action: Option<ActionId>, order_id: String, search: PharmacySearch) -> PharmacyAnswer {
+        core.act(action, Safety::Read, String::new, core.find_pharmacies(&order_id, &search)).await
     }
     /// Chooses a pharmacy by id, or (`null`) leaves the choice to the patient.
-    fn choose_pharmacy(core, order_id: String, pharmacy_id: Option<String>) -> OrderOutcome {
-        core.choose_pharmacy(&order_id, pharmacy_id.as_deref()).await
+    fn choose_pharmacy(core, action: Option<ActionId>, order_id: String, pharmacy_id: Option<String>) -> OrderOutcome {
+        let same = || identity("choose_pharmacy", &(&order_id, &pharmacy_id));
+        core.act(action, Safety::Change, same, core.choose_pharmacy(&order_id, pharmacy_id.as_deref())).await
     }
-    fn send_order(core, id: String) -> OrderOutcome { core.send_order(&id).await }
-    fn cancel_order(core, id: String) -> OrderOutcome { core.cancel_order(&id).await }
+    fn send_order(core, action: Option<ActionId>, id: String) -> OrderOutcome {
+        let same = || identity("send_order", &id);
+        core.act(action, Safety::Change, same, core.send_order(&id)).await
+    }
+    fn cancel_order(core, action: Option<ActionId>, id: String) -> OrderOutcome {
+        let same = || identity("cancel_order", &id);
+        core.act(action, Safety::Change, same, core.cancel_order(&id)).await
+    }
 
     /// Whether this build updates itself, or why not (IT policy, no release key).
     fn update_status(updates: Updates<'_>) -> UpdatesStatus { Ok(updates.status()) }

@@ -17,7 +17,7 @@ use rxdesk_lib::ipc::{
     OrderView, PatientInput, PatientOutcome, PatientRecord, PatientSummary, PatientWork,
     PharmacyAnswer, PharmacySearch, PrescriptionOutcome, PrescriptionView, RecordKind, Revocation,
     SessionStorage, Sex, SignInEvent, SignInFailure, SignOutSummary, SignRequest, SignResult,
-    SigningProgress, SigningState, WorkLists,
+    SigningState, WorkLists,
 };
 use rxdesk_lib::session_store::SessionStore;
 use serde_json::{Value, json};
@@ -128,7 +128,7 @@ fn save_draft(
 ) -> PrescriptionOutcome {
     app.ok(
         "save_draft",
-        json!({"patientId": patient_id, "id": id, "form": form}),
+        json!({"patientId": patient_id, "id": id, "key": new_key(), "form": form}),
     )
 }
 
@@ -161,7 +161,7 @@ fn signed(result: &SignResult) -> &PrescriptionView {
 
 fn order_saved(outcome: OrderOutcome) -> (OrderView, Vec<rxdesk_lib::ipc::ChangeNote>) {
     match outcome {
-        OrderOutcome::Saved { order, notes } => (*order, notes),
+        OrderOutcome::Saved { order, notes, .. } => (*order, notes),
         other => panic!("order not saved: {other:?}"),
     }
 }
@@ -169,7 +169,7 @@ fn order_saved(outcome: OrderOutcome) -> (OrderView, Vec<rxdesk_lib::ipc::Change
 fn draft_order(app: &TestApp, patient_id: &str, prescription_ids: &[&str]) -> OrderView {
     let outcome = app.ok(
         "draft_order",
-        json!({"patientId": patient_id, "prescriptionIds": prescription_ids}),
+        json!({"patientId": patient_id, "prescriptionIds": prescription_ids, "key": new_key()}),
     );
     let (order, notes) = order_saved(outcome);
     assert!(notes.is_empty(), "{notes:?}");
@@ -1041,10 +1041,16 @@ fn several_drafts_get_one_result_each_in_order_and_progress_counts_up_to_the_tot
     assert!(matches!(&results[1], SignResult::Rejected { id, .. } if *id == blocked.id));
     assert_eq!(signed(&results[2]).id, two.id);
     let progress = app.signing_progress_until_done();
-    let expected: Vec<SigningProgress> = (0..=3)
-        .map(|done| SigningProgress { done, total: 3 })
+    let counts: Vec<(u32, u32)> = progress.iter().map(|p| (p.done, p.total)).collect();
+    assert_eq!(counts, vec![(0, 3), (1, 3), (2, 3), (3, 3)]);
+    let mut answered: Vec<&str> = progress
+        .iter()
+        .filter_map(|p| p.answered.as_deref())
         .collect();
-    assert_eq!(progress, expected);
+    answered.sort_unstable();
+    let mut drafts = vec![one.id.as_str(), blocked.id.as_str(), two.id.as_str()];
+    drafts.sort_unstable();
+    assert_eq!(answered, drafts);
 }
 
 // ---- orders --------------------------------------------------------------------------

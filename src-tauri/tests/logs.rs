@@ -58,7 +58,7 @@ fn a_full_journey_logs_neither_tokens_nor_patient_names() {
     assert!(!drugs.is_empty());
     let drafted: PrescriptionOutcome = app.ok(
         "save_draft",
-        json!({"patientId": patient.id, "id": null,
+        json!({"patientId": patient.id, "id": null, "key": "01JLOGSDRAFT0000000000000A",
                "form": {"templateId": "tmpl_maple_lisinopril_10_daily", "instructions": "Take with water"}}),
     );
     let PrescriptionOutcome::Saved { prescription, .. } = drafted else {
@@ -71,7 +71,7 @@ fn a_full_journey_logs_neither_tokens_nor_patient_names() {
     assert!(matches!(signed[0], SignResult::Signed { .. }), "{signed:?}");
     let order: OrderOutcome = app.ok(
         "draft_order",
-        json!({"patientId": patient.id, "prescriptionIds": [prescription.id]}),
+        json!({"patientId": patient.id, "prescriptionIds": [prescription.id], "key": "01JLOGSORDER0000000000000A"}),
     );
     let OrderOutcome::Saved { order, .. } = order else {
         panic!("no order: {order:?}");

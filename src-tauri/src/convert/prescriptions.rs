@@ -105,3 +105,36 @@ pub fn prescription_input(patient_id: Option<&str>, form: &DraftForm) -> net::Pr
         ..Default::default()
     }
 }
+
+/// What `form` says that the prescription `saved` does not hold, as a form of
+/// only those fields; `None` when it holds all of it. Empty fields of the form
+/// were not sent and are not compared. Used when an earlier attempt of a new
+/// draft saved it from an older form: the difference becomes an Update.
+pub fn form_changes(form: &DraftForm, saved: &PrescriptionView) -> Option<DraftForm> {
+    fn differs<T: PartialEq>(sent: Option<T>, held: Option<T>) -> Option<T> {
+        match sent {
+            Some(value) if Some(&value) != held.as_ref() => Some(value),
+            _ => None,
+        }
+    }
+    let d = &saved.dispense;
+    let changes = DraftForm {
+        template_id: differs(
+            trimmed(form.template_id.as_deref()),
+            saved.template_id.clone(),
+        ),
+        drug_id: differs(
+            trimmed(form.drug_id.as_deref()),
+            Some(saved.drug.id.clone()),
+        ),
+        instructions: differs(
+            trimmed(form.instructions.as_deref()),
+            saved.instructions.clone(),
+        ),
+        quantity: differs(form.quantity, d.quantity),
+        unit: differs(trimmed(form.unit.as_deref()), d.unit.clone()),
+        days_supply: differs(form.days_supply, d.days_supply),
+        refills: differs(form.refills, d.refills),
+    };
+    (changes != DraftForm::default()).then_some(changes)
+}

@@ -1,6 +1,9 @@
 //! The app's logic behind the commands, testable without a window. What lives
 //! where:
 //!
+//! - [`actions`](self::actions): each command's network work as one user
+//!   action — its retries told to the UI, cancelled where that is safe, a
+//!   double submit merged into one;
 //! - [`environments`](self::environments): which networks there are, the active
 //!   one, and whether it speaks what the app sends (the compatibility check);
 //! - [`session`](self::session): the session kept in the keyring, restored,
@@ -19,7 +22,9 @@
 //!   the session is dropped and the UI asked to sign in again;
 //! - nothing logged carries a token or a patient field.
 
+mod actions;
 mod environments;
+mod running;
 mod session;
 mod sign_in;
 mod workflows;
@@ -36,10 +41,12 @@ use url::Url;
 use crate::environments::{Configured, EnvironmentsFile, SANDBOX_ID};
 use crate::index::Index;
 use crate::ipc::{
-    CommandError, LinkEvent, NetworkCheck, SessionEvent, SignInEvent, SigningProgress,
+    CommandError, LinkEvent, NetworkCheck, RetryEvent, SessionEvent, SignInEvent, SigningProgress,
 };
+
 use crate::sandbox::LocalSandbox;
 use crate::session_store::SessionStore;
+pub use running::Safety;
 
 /// Input-free time after which the app locks, unless `RXDESK_IDLE_LOCK_MINUTES` says otherwise.
 pub const DEFAULT_IDLE_LOCK: Duration = Duration::from_secs(15 * 60);
@@ -53,6 +60,8 @@ pub trait Notifier: Send + Sync {
     fn session(&self, event: SessionEvent);
     fn signing(&self, progress: SigningProgress);
     fn open_link(&self, event: LinkEvent);
+    /// A call of a running action is being tried again.
+    fn retry(&self, event: RetryEvent);
 }
 
 /// Everything the core needs from outside.
@@ -111,6 +120,8 @@ pub struct AppCore {
     keyring_failure: std::sync::Mutex<Option<String>>,
     /// The link the app was started with, until the UI asks for its status.
     start_link: std::sync::Mutex<Option<LinkEvent>>,
+    /// The user actions running now (cancels, identical runs in flight).
+    actions: running::Actions,
     inner: Mutex<Inner>,
 }
 
@@ -157,6 +168,7 @@ impl AppCore {
             notifier: config.notifier,
             keyring_failure: std::sync::Mutex::new(None),
             start_link: std::sync::Mutex::new(None),
+            actions: running::Actions::default(),
             inner: Mutex::new(Inner {
                 active,
                 clients: HashMap::new(),
@@ -223,6 +235,7 @@ fn kind(e: &CommandError) -> &'static str {
         CommandError::Network { .. } => "network",
         CommandError::Server { .. } => "server",
         CommandError::Protocol { .. } => "protocol",
+        CommandError::Cancelled { .. } => "cancelled",
         CommandError::App { .. } => "app",
     }
 }

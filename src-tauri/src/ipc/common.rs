@@ -37,6 +37,11 @@ pub enum CommandError {
     Server { message: String },
     #[error("unexpected answer: {message}")]
     Protocol { message: String },
+    /// The user cancelled the action (`cancel_action`) before it ended. A
+    /// read did nothing; a create may have been saved, and its "Try again"
+    /// (same key) finds it.
+    #[error("cancelled: {message}")]
+    Cancelled { message: String },
     /// A local problem: environment file, sandbox start, keyring, app state.
     #[error("{message}")]
     App { message: String },

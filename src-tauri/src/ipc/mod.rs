@@ -1,6 +1,8 @@
 //! The shapes that cross the IPC bridge: command arguments and results, the
 //! one command error and the events, one file a domain as in `core/workflows/`:
-//! `common.rs` ([`CommandError`], change notes and choices), `vocabulary.rs` (the
+//! `common.rs` ([`CommandError`], change notes and choices), `actions.rs` (one
+//! user action on a slow link: its id, its create key, retry events),
+//! `vocabulary.rs` (the
 //! network's enums as string unions), `session.rs`, `environments.rs`,
 //! `patients.rs`, `prescriptions.rs`, `orders.rs`, `lists.rs`, `links.rs`,
 //! `updates.rs`. Every type here derives `TS`; `crate::bindings` generates the
@@ -11,6 +13,7 @@
 //! Nothing secret ever appears in these types: the UI learns who is signed in
 //! and what they may do, never a token.
 
+mod actions;
 mod common;
 mod environments;
 mod links;
@@ -22,6 +25,7 @@ mod session;
 mod updates;
 mod vocabulary;
 
+pub use actions::*;
 pub use common::*;
 pub use environments::*;
 pub use links::*;

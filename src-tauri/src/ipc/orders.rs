@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use super::actions::Resumed;
 use super::common::{ChangeNote, ChoiceView};
 use super::prescriptions::PrescriptionView;
 use super::vocabulary::{Fulfillment, OrderState};
@@ -51,6 +52,10 @@ pub enum OrderOutcome {
     Saved {
         order: Box<OrderView>,
         notes: Vec<ChangeNote>,
+        /// Set when an earlier attempt of this new order had saved it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        resumed: Option<Resumed>,
     },
     NotSaved {
         problems: Vec<ChangeNote>,

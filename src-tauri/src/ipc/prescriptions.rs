@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use super::actions::Resumed;
 use super::common::{ChangeNote, ChoiceView, CommandError};
 use super::patients::ClinicalEntry;
 use super::vocabulary::{AlertKind, AlertSeverity, DraftStatus, SigningState};
@@ -86,6 +87,10 @@ pub enum PrescriptionOutcome {
     Saved {
         prescription: Box<PrescriptionView>,
         notes: Vec<ChangeNote>,
+        /// Set when an earlier attempt of this new draft had saved it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        resumed: Option<Resumed>,
     },
     NotSaved {
         problems: Vec<ChangeNote>,
@@ -131,6 +136,10 @@ pub enum SignResult {
 pub struct SigningProgress {
     pub done: u32,
     pub total: u32,
+    /// The draft whose answer just came (none at the start).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub answered: Option<String>,
 }
 
 // Patient data: `Debug` prints ids and states only.

@@ -303,20 +303,7 @@ impl TestApp {
 
     /// Invokes `cmd` as the UI does; the error is the UI's `CommandError`.
     pub fn call<T: DeserializeOwned>(&self, cmd: &str, args: Value) -> Result<T, CommandError> {
-        let request = InvokeRequest {
-            cmd: cmd.into(),
-            callback: tauri::ipc::CallbackFn(0),
-            error: tauri::ipc::CallbackFn(1),
-            url: "tauri://localhost".parse().unwrap(),
-            body: tauri::ipc::InvokeBody::Json(args),
-            headers: Default::default(),
-            invoke_key: INVOKE_KEY.to_string(),
-        };
-        match tauri::test::get_ipc_response(&self.window, request) {
-            Ok(body) => Ok(body.deserialize().unwrap()),
-            Err(value) => Err(serde_json::from_value(value.clone())
-                .unwrap_or_else(|e| panic!("{cmd}: not a CommandError ({e}): {value}"))),
-        }
+        call_on(&self.window, cmd, args)
     }
 
     pub fn ok<T: DeserializeOwned>(&self, cmd: &str, args: Value) -> T {
@@ -378,6 +365,29 @@ impl TestApp {
     }
 }
 
+/// Invokes `cmd` on `window` as the UI does (from any thread: a second click
+/// while the first runs); the error is the UI's `CommandError`.
+pub fn call_on<T: DeserializeOwned>(
+    window: &WebviewWindow<MockRuntime>,
+    cmd: &str,
+    args: Value,
+) -> Result<T, CommandError> {
+    let request = InvokeRequest {
+        cmd: cmd.into(),
+        callback: tauri::ipc::CallbackFn(0),
+        error: tauri::ipc::CallbackFn(1),
+        url: "tauri://localhost".parse().unwrap(),
+        body: tauri::ipc::InvokeBody::Json(args),
+        headers: Default::default(),
+        invoke_key: INVOKE_KEY.to_string(),
+    };
+    match tauri::test::get_ipc_response(window, request) {
+        Ok(body) => Ok(body.deserialize().unwrap()),
+        Err(value) => Err(serde_json::from_value(value.clone())
+            .unwrap_or_else(|e| panic!("{cmd}: not a CommandError ({e}): {value}"))),
+    }
+}
+
 /// A keyring that answers reads (nothing stored) but refuses every write, like
 /// a Secret Service whose collection is locked.
 #[derive(Debug)]
@@ -433,4 +443,11 @@ impl keyring_core::api::CredentialStoreApi for LockedKeyring {
 
 pub fn locked_keyring() -> SessionStore {
     SessionStore::probe(Arc::new(LockedKeyring))
+}
+
+/// A fresh key for one create, as the UI makes one per user action.
+pub fn new_key() -> String {
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("test-key-{}-{n}", std::process::id())
 }

@@ -6,8 +6,37 @@ export const EVENT_SESSION = "rxdesk://session";
 export const EVENT_SIGNING = "rxdesk://signing";
 export const EVENT_OPEN_LINK = "rxdesk://open-link";
 export const EVENT_UPDATE = "rxdesk://update";
+export const EVENT_RETRY = "rxdesk://retry";
 
-export type CommandError = { "kind": "signedOut", message: string, } | { "kind": "refused", code: string, message: string, requiredPermission: string | null, } | { "kind": "invalid", code: string, message: string, field: string | null, } | { "kind": "notFound", message: string, } | { "kind": "network", message: string, } | { "kind": "server", message: string, } | { "kind": "protocol", message: string, } | { "kind": "app", message: string, };
+export type CommandError = { "kind": "signedOut", message: string, } | { "kind": "refused", code: string, message: string, requiredPermission: string | null, } | { "kind": "invalid", code: string, message: string, field: string | null, } | { "kind": "notFound", message: string, } | { "kind": "network", message: string, } | { "kind": "server", message: string, } | { "kind": "protocol", message: string, } | { "kind": "cancelled", message: string, } | { "kind": "app", message: string, };
+
+export type ActionId = string;
+
+export type CreateKey = string;
+
+export type RetryReason = "network" | "server" | "rateLimited" | "upstream";
+
+export type RetryEvent = { action: ActionId, 
+/**
+ * The attempt about to start (2 for the first retry).
+ */
+attempt: number, 
+/**
+ * Milliseconds until it starts.
+ */
+waitMs: number, reason: RetryReason, 
+/**
+ * The record the call is about, when the action handles several (the
+ * prescription id of one signature in a batch).
+ */
+record: string | null, };
+
+export type Resumed = { 
+/**
+ * The form had changed since that attempt: the changes were sent as an
+ * Update of that record (its notes are the Update's).
+ */
+updated: boolean, };
 
 export type EnvironmentSource = "sandbox" | "variables" | "file";
 
@@ -186,13 +215,21 @@ export type DraftForm = { templateId: string | null,
  */
 drugId: string | null, instructions: string | null, quantity: number | null, unit: string | null, daysSupply: number | null, refills: number | null, };
 
-export type PrescriptionOutcome = { "kind": "saved", prescription: PrescriptionView, notes: Array<ChangeNote>, } | { "kind": "notSaved", problems: Array<ChangeNote>, };
+export type PrescriptionOutcome = { "kind": "saved", prescription: PrescriptionView, notes: Array<ChangeNote>, 
+/**
+ * Set when an earlier attempt of this new draft had saved it.
+ */
+resumed?: Resumed, } | { "kind": "notSaved", problems: Array<ChangeNote>, };
 
 export type SignRequest = { id: string, contentHash: string, };
 
 export type SignResult = { "kind": "signed", prescription: PrescriptionView, } | { "kind": "invalidated", current: PrescriptionView, reason: string, } | { "kind": "rejected", id: string, reasons: Array<ChangeNote>, } | { "kind": "failed", id: string, error: CommandError, };
 
-export type SigningProgress = { done: number, total: number, };
+export type SigningProgress = { done: number, total: number, 
+/**
+ * The draft whose answer just came (none at the start).
+ */
+answered?: string, };
 
 export type PharmacyView = { id: string, name: string, address: string, fulfillment: Array<Fulfillment>, };
 
@@ -212,7 +249,11 @@ pharmacy: PharmacyView | null, exceptions: Array<ExceptionView>,
  */
 link: string, };
 
-export type OrderOutcome = { "kind": "saved", order: OrderView, notes: Array<ChangeNote>, } | { "kind": "notSaved", problems: Array<ChangeNote>, };
+export type OrderOutcome = { "kind": "saved", order: OrderView, notes: Array<ChangeNote>, 
+/**
+ * Set when an earlier attempt of this new order had saved it.
+ */
+resumed?: Resumed, } | { "kind": "notSaved", problems: Array<ChangeNote>, };
 
 export type PharmacySearch = { name: string | null, 
 /**
@@ -278,24 +319,25 @@ export interface Commands {
   open_sign_in_again: { args: {  }; result: null };
   sign_out: { args: {  }; result: SignOutSummary };
   lock_session: { args: {  }; result: SignOutSummary };
-  work_lists: { args: {  }; result: WorkLists };
+  work_lists: { args: { action: ActionId | null }; result: WorkLists };
   open_link: { args: { text: string }; result: LinkTarget };
-  find_patients: { args: { query: string }; result: Array<PatientSummary> };
-  get_patient: { args: { id: string }; result: PatientRecord };
-  save_patient: { args: { id: string | null; input: PatientInput }; result: PatientOutcome };
-  edit_clinical: { args: { id: string; edit: ClinicalEdit }; result: PatientOutcome };
-  patient_work: { args: { id: string }; result: PatientWork };
-  look_up_drug: { args: { query: string }; result: Array<ChoiceView> };
-  get_prescription: { args: { id: string }; result: PrescriptionView };
-  save_draft: { args: { patientId: string; id: string | null; form: DraftForm }; result: PrescriptionOutcome };
-  sign_prescriptions: { args: { items: Array<SignRequest> }; result: Array<SignResult> };
-  get_order: { args: { id: string }; result: OrderView };
-  draft_order: { args: { patientId: string; prescriptionIds: Array<string> }; result: OrderOutcome };
-  change_order_prescriptions: { args: { id: string; add: Array<string>; remove: Array<string> }; result: OrderOutcome };
-  find_pharmacies: { args: { orderId: string; search: PharmacySearch }; result: PharmacyAnswer };
-  choose_pharmacy: { args: { orderId: string; pharmacyId: string | null }; result: OrderOutcome };
-  send_order: { args: { id: string }; result: OrderOutcome };
-  cancel_order: { args: { id: string }; result: OrderOutcome };
+  cancel_action: { args: { action: ActionId }; result: boolean };
+  find_patients: { args: { action: ActionId | null; query: string }; result: Array<PatientSummary> };
+  get_patient: { args: { action: ActionId | null; id: string }; result: PatientRecord };
+  save_patient: { args: { action: ActionId | null; id: string | null; input: PatientInput }; result: PatientOutcome };
+  edit_clinical: { args: { action: ActionId | null; id: string; edit: ClinicalEdit }; result: PatientOutcome };
+  patient_work: { args: { action: ActionId | null; id: string }; result: PatientWork };
+  look_up_drug: { args: { action: ActionId | null; query: string }; result: Array<ChoiceView> };
+  get_prescription: { args: { action: ActionId | null; id: string }; result: PrescriptionView };
+  save_draft: { args: { action: ActionId | null; patientId: string; id: string | null; key: CreateKey; form: DraftForm }; result: PrescriptionOutcome };
+  sign_prescriptions: { args: { action: ActionId | null; items: Array<SignRequest> }; result: Array<SignResult> };
+  get_order: { args: { action: ActionId | null; id: string }; result: OrderView };
+  draft_order: { args: { action: ActionId | null; patientId: string; prescriptionIds: Array<string>; key: CreateKey }; result: OrderOutcome };
+  change_order_prescriptions: { args: { action: ActionId | null; id: string; add: Array<string>; remove: Array<string> }; result: OrderOutcome };
+  find_pharmacies: { args: { action: ActionId | null; orderId: string; search: PharmacySearch }; result: PharmacyAnswer };
+  choose_pharmacy: { args: { action: ActionId | null; orderId: string; pharmacyId: string | null }; result: OrderOutcome };
+  send_order: { args: { action: ActionId | null; id: string }; result: OrderOutcome };
+  cancel_order: { args: { action: ActionId | null; id: string }; result: OrderOutcome };
   update_status: { args: {  }; result: UpdatesStatus };
   check_for_update: { args: {  }; result: UpdateCheck };
   install_update: { args: {  }; result: null };

@@ -14,6 +14,7 @@ import type {
   SignOutSummary,
 } from '../bindings/ipc';
 import { api, onOpenLink, onSession, onSignIn, toCommandError } from './backend';
+import { resetRetryWatch, watchRetries } from './actions.svelte';
 import { forgetForms } from './kept.svelte';
 import { nav } from './nav.svelte';
 
@@ -78,6 +79,7 @@ export class AppState {
     this.identity = null;
     this.signingOut = false;
     this.listening = false;
+    resetRetryWatch();
     if (this.idleTimer !== null) clearInterval(this.idleTimer);
     this.idleTimer = null;
     this.clearPatientData();
@@ -131,6 +133,7 @@ export class AppState {
         if (this.status) this.status = { ...this.status, storage: e.storage };
       });
       await onOpenLink((e) => this.applyLink(e));
+      await watchRetries();
     }
     try {
       this.status = await api.appStatus();

@@ -3,21 +3,24 @@
 // command names, arguments and results come from the generated `Commands` map,
 // so a command name is written nowhere else. Every failure is a CommandError.
 import type {
+  ActionId,
   ClinicalEdit,
   CommandError,
   Commands,
+  CreateKey,
   DraftForm,
   EnvironmentInput,
   LinkEvent,
   PatientInput,
   PharmacySearch,
+  RetryEvent,
   SessionEvent,
   SignInEvent,
   SignRequest,
   SigningProgress,
   UpdateProgress,
 } from '../bindings/ipc';
-import { EVENT_OPEN_LINK, EVENT_SESSION, EVENT_SIGN_IN, EVENT_SIGNING, EVENT_UPDATE } from '../bindings/ipc';
+import { EVENT_OPEN_LINK, EVENT_RETRY, EVENT_SESSION, EVENT_SIGN_IN, EVENT_SIGNING, EVENT_UPDATE } from '../bindings/ipc';
 
 export type Unlisten = () => void;
 
@@ -41,6 +44,7 @@ const KINDS = new Set([
   'network',
   'server',
   'protocol',
+  'cancelled',
   'app',
 ]);
 
@@ -58,6 +62,9 @@ export function toCommandError(e: unknown): CommandError {
   if (isCommandError(e)) return e;
   return { kind: 'app', message: e instanceof Error ? e.message : String(e) };
 }
+
+/** The id of the user action a command runs for, or none. */
+type Action = ActionId | null;
 
 export type CommandName = keyof Commands;
 export type Args<K extends CommandName> = Commands[K]['args'];
@@ -84,29 +91,36 @@ export const api = {
   openSignInAgain: () => call('open_sign_in_again', {}),
   signOut: () => call('sign_out', {}),
   lockSession: () => call('lock_session', {}),
-  workLists: () => call('work_lists', {}),
+  // Commands that reach the network take the id of the user action they run
+  // for (`action`: its retries are reported under it, and `cancelAction` stops
+  // it where that is safe); a create takes the key kept with its form.
+  workLists: (action: Action = null) => call('work_lists', { action }),
   openLink: (text: string) => call('open_link', { text }),
-  findPatients: (query: string) => call('find_patients', { query }),
-  getPatient: (id: string) => call('get_patient', { id }),
-  savePatient: (id: string | null, input: PatientInput) => call('save_patient', { id, input }),
-  editClinical: (id: string, edit: ClinicalEdit) => call('edit_clinical', { id, edit }),
-  patientWork: (id: string) => call('patient_work', { id }),
-  lookUpDrug: (query: string) => call('look_up_drug', { query }),
-  getPrescription: (id: string) => call('get_prescription', { id }),
-  saveDraft: (patientId: string, id: string | null, form: DraftForm) =>
-    call('save_draft', { patientId, id, form }),
-  signPrescriptions: (items: SignRequest[]) => call('sign_prescriptions', { items }),
-  getOrder: (id: string) => call('get_order', { id }),
-  draftOrder: (patientId: string, prescriptionIds: string[]) =>
-    call('draft_order', { patientId, prescriptionIds }),
-  changeOrderPrescriptions: (id: string, add: string[], remove: string[]) =>
-    call('change_order_prescriptions', { id, add, remove }),
-  findPharmacies: (orderId: string, search: PharmacySearch) =>
-    call('find_pharmacies', { orderId, search }),
-  choosePharmacy: (orderId: string, pharmacyId: string | null) =>
-    call('choose_pharmacy', { orderId, pharmacyId }),
-  sendOrder: (id: string) => call('send_order', { id }),
-  cancelOrder: (id: string) => call('cancel_order', { id }),
+  cancelAction: (action: ActionId) => call('cancel_action', { action }),
+  findPatients: (query: string, action: Action = null) => call('find_patients', { action, query }),
+  getPatient: (id: string, action: Action = null) => call('get_patient', { action, id }),
+  savePatient: (id: string | null, input: PatientInput, action: Action = null) =>
+    call('save_patient', { action, id, input }),
+  editClinical: (id: string, edit: ClinicalEdit, action: Action = null) =>
+    call('edit_clinical', { action, id, edit }),
+  patientWork: (id: string, action: Action = null) => call('patient_work', { action, id }),
+  lookUpDrug: (query: string, action: Action = null) => call('look_up_drug', { action, query }),
+  getPrescription: (id: string, action: Action = null) => call('get_prescription', { action, id }),
+  saveDraft: (patientId: string, id: string | null, key: CreateKey, form: DraftForm, action: Action = null) =>
+    call('save_draft', { action, patientId, id, key, form }),
+  signPrescriptions: (items: SignRequest[], action: Action = null) =>
+    call('sign_prescriptions', { action, items }),
+  getOrder: (id: string, action: Action = null) => call('get_order', { action, id }),
+  draftOrder: (patientId: string, prescriptionIds: string[], key: CreateKey, action: Action = null) =>
+    call('draft_order', { action, patientId, prescriptionIds, key }),
+  changeOrderPrescriptions: (id: string, add: string[], remove: string[], action: Action = null) =>
+    call('change_order_prescriptions', { action, id, add, remove }),
+  findPharmacies: (orderId: string, search: PharmacySearch, action: Action = null) =>
+    call('find_pharmacies', { action, orderId, search }),
+  choosePharmacy: (orderId: string, pharmacyId: string | null, action: Action = null) =>
+    call('choose_pharmacy', { action, orderId, pharmacyId }),
+  sendOrder: (id: string, action: Action = null) => call('send_order', { action, id }),
+  cancelOrder: (id: string, action: Action = null) => call('cancel_order', { action, id }),
   updateStatus: () => call('update_status', {}),
   checkForUpdate: () => call('check_for_update', {}),
   installUpdate: () => call('install_update', {}),
@@ -122,3 +136,4 @@ export const onSession = (handler: (e: SessionEvent) => void) => listen(EVENT_SE
 export const onSigning = (handler: (e: SigningProgress) => void) => listen(EVENT_SIGNING, handler);
 export const onOpenLink = (handler: (e: LinkEvent) => void) => listen(EVENT_OPEN_LINK, handler);
 export const onUpdate = (handler: (e: UpdateProgress) => void) => listen(EVENT_UPDATE, handler);
+export const onRetry = (handler: (e: RetryEvent) => void) => listen(EVENT_RETRY, handler);

@@ -1,9 +1,12 @@
 // What a screen shows after a failed command: inline messages per field (from
 // Invalid.field or a ChangeNote's key), the network's refusal in place, or a
-// general message. SignedOut hands over to sign-in and leaves the form's
-// content alone (the content itself lives in `kept.svelte.ts`).
-import type { ChangeNote, CommandError } from '../bindings/ipc';
+// general message — with "Try again" when the trouble was the link or the
+// server, not the request. SignedOut hands over to sign-in and leaves the
+// form's content alone (the content itself lives in `kept.svelte.ts`). While a
+// command runs, `action` says so (see actions.svelte.ts).
+import type { ActionId, ChangeNote, CommandError } from '../bindings/ipc';
 import { toCommandError } from './backend';
+import { Running, type Stoppable } from './actions.svelte';
 import { app } from './app.svelte';
 
 export interface Refusal {
@@ -70,9 +73,16 @@ export function describeError(e: CommandError): string {
       return `${e.message} (${e.code})`;
     case 'refused':
       return `The network refused: ${e.message} (${e.code})`;
+    case 'cancelled':
+      return 'Stopped before it finished.';
     default:
       return e.message;
   }
+}
+
+/** Failures where sending the same again may work: the link, the server, a timeout. */
+export function isTransient(e: CommandError): boolean {
+  return e.kind === 'network' || e.kind === 'server';
 }
 
 export class FormStatus {
@@ -81,15 +91,23 @@ export class FormStatus {
   rejected = $state<{ code: string; message: string } | null>(null);
   refusal = $state<Refusal | null>(null);
   general = $state<string | null>(null);
-  busy = $state(false);
+  /** The last failure was the link's or the server's: "Try again" may work. */
+  transient = $state(false);
+  /** The command under way: pending, retries, Cancel. */
+  readonly action = new Running();
 
   constructor(private aliases: Record<string, string> = {}) {}
+
+  get busy(): boolean {
+    return this.action.busy;
+  }
 
   clear(): void {
     this.fields = {};
     this.general = null;
     this.rejected = null;
     this.refusal = null;
+    this.transient = false;
   }
 
   dismissRefusal(): void {
@@ -99,6 +117,7 @@ export class FormStatus {
   /** Shows `e` where it belongs. Returns the error for callers that need more. */
   absorb(raw: unknown): CommandError {
     const e = toCommandError(raw);
+    this.transient = isTransient(e);
     switch (e.kind) {
       case 'signedOut':
         app.requireSignIn(e.message);
@@ -117,17 +136,23 @@ export class FormStatus {
     return e;
   }
 
-  /** Runs `action`, clearing old messages first; `undefined` when it failed. */
-  async run<T>(action: () => Promise<T>): Promise<T | undefined> {
+  /**
+   * Runs `call` (given the action's id), clearing old messages first;
+   * `undefined` when it failed, was cancelled, or another run was under way
+   * (a second click sends nothing).
+   */
+  async run<T>(call: (action: ActionId) => Promise<T>, stoppable: Stoppable = null): Promise<T | undefined> {
+    if (this.busy) return undefined;
     this.clear();
-    this.busy = true;
-    try {
-      return await action();
-    } catch (e) {
-      this.absorb(e);
-      return undefined;
-    } finally {
-      this.busy = false;
+    const outcome = await this.action.run(call, stoppable);
+    switch (outcome.kind) {
+      case 'done':
+        return outcome.value;
+      case 'failed':
+        this.absorb(outcome.error);
+        return undefined;
+      default:
+        return undefined;
     }
   }
 }

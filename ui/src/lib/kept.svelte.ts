@@ -2,7 +2,6 @@
 // unmounted while the user signs in again (nothing with patient data renders
 // behind the sign-in screen). Cleared when someone else signs in, or on sign-out.
 const forms: Record<string, object> = $state({});
-let counter = 0;
 
 /** The kept form under `key`, created by `init` the first time. Reactive. */
 export function keepForm<T extends object>(key: string, init: () => T): T {
@@ -17,10 +16,4 @@ export function forgetForm(key: string): void {
 /** Drops every kept form (another user, or signed out on purpose). */
 export function forgetForms(): void {
   for (const key of Object.keys(forms)) delete forms[key];
-}
-
-/** A fresh key for a form opened from a route (a new draft, a new patient). */
-export function newFormKey(prefix: string): string {
-  counter += 1;
-  return `${prefix}-${counter}`;
 }

@@ -1,8 +1,10 @@
 // Where the user is. Each navigation remounts the screen (keyed on `seq`) and
 // moves focus to its heading. Routes hold ids and form keys; the only one that
-// holds records is the review list, dropped whenever the session ends.
+// holds records is the review list, dropped whenever the session ends. A form's
+// key names what it is for (the new draft of a patient, a draft by id), so
+// going away and coming back finds what was typed — and a new record's kept
+// idempotency key with it.
 import type { ChangeNote, LinkTarget, PrescriptionView } from '../bindings/ipc';
-import { newFormKey } from './kept.svelte';
 
 export interface ReviewItem {
   prescription: PrescriptionView;
@@ -16,7 +18,9 @@ export type Route =
   | { name: 'patient'; id: string; notes: ChangeNote[] }
   | { name: 'prescription'; patientId: string | null; id: string | null; key: string }
   | { name: 'review'; items: ReviewItem[] }
-  | { name: 'order'; id: string; notes: ChangeNote[] }
+  /** `patientId`: a draft order's patient, when known, so the order and what
+   *  can be added to it are fetched together. */
+  | { name: 'order'; id: string; notes: ChangeNote[]; patientId?: string | null }
   | { name: 'newOrder'; patientId: string; key: string }
   | { name: 'openLink' }
   | { name: 'settings' };
@@ -37,15 +41,16 @@ export class Nav {
   patients = () => this.go({ name: 'patients' });
   openLinkScreen = () => this.go({ name: 'openLink' });
   settings = () => this.go({ name: 'settings' });
-  addPatient = () => this.go({ name: 'addPatient', key: newFormKey('patient-new') });
+  addPatient = () => this.go({ name: 'addPatient', key: 'patient-new' });
   patient = (id: string, notes: ChangeNote[] = []) => this.go({ name: 'patient', id, notes });
   newPrescription = (patientId: string) =>
-    this.go({ name: 'prescription', patientId, id: null, key: newFormKey('rx') });
+    this.go({ name: 'prescription', patientId, id: null, key: `rx-new-${patientId}` });
   prescription = (id: string, patientId: string | null = null) =>
-    this.go({ name: 'prescription', patientId, id, key: newFormKey('rx') });
+    this.go({ name: 'prescription', patientId, id, key: `rx-${id}` });
   review = (items: ReviewItem[]) => this.go({ name: 'review', items });
-  order = (id: string, notes: ChangeNote[] = []) => this.go({ name: 'order', id, notes });
-  newOrder = (patientId: string) => this.go({ name: 'newOrder', patientId, key: newFormKey('order-new') });
+  order = (id: string, notes: ChangeNote[] = [], patientId: string | null = null) =>
+    this.go({ name: 'order', id, notes, patientId });
+  newOrder = (patientId: string) => this.go({ name: 'newOrder', patientId, key: `order-new-${patientId}` });
 
   /** Navigates to the record a link or id names. */
   open(target: LinkTarget): void {

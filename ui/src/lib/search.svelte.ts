@@ -1,57 +1,115 @@
-// Search as you type: debounced, and only the answer to the latest query is
-// shown (an older answer arriving late is dropped).
+// Search as you type. Each text is searched at once — no pause after the last
+// key, which for a typical typist (about 250 ms between keys) would fire
+// mid-word anyway and add its whole length to every answer — with at most one
+// request in flight: keys typed while one is out wait for it, and then only
+// the text in the box is sent (the texts between are never sent). Only the
+// answer to the text in the box is shown; an older one is dropped. A search the
+// core is trying again (a slow or failing link) is cancelled when the text
+// changes, rather than waited for.
+import type { ActionId } from '../bindings/ipc';
+import { newActionId, watch } from './actions.svelte';
+import { api } from './backend';
 import { FormStatus } from './forms.svelte';
+
+type Answer<T> = { ok: true; found: T[] } | { ok: false; error: unknown };
 
 export class LatestSearch<T> {
   results = $state<T[] | null>(null);
   /** The query the results answer. */
   answered = $state('');
   pending = $state(false);
+  /** The attempt under way when the core tries the search again. */
+  attempt = $state<number | null>(null);
+  /** Cancelled by the user, until the text changes. */
+  stopped = $state(false);
   status = new FormStatus();
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private generation = 0;
+  /** The text to answer ('' or null: none). */
+  private wanted: string | null = null;
+  private inFlight: { query: string; action: ActionId } | null = null;
 
-  constructor(
-    private fetch: (query: string) => Promise<T[]>,
-    private delay = 250,
-  ) {}
+  constructor(private fetch: (query: string, action: ActionId) => Promise<T[]>) {}
 
-  /** The text changed: search after a pause; an empty query clears. */
+  /** The text changed: search it now, or as soon as the search out answers. */
   input(text: string): void {
-    clearTimeout(this.timer);
-    const mine = ++this.generation;
     const query = text.trim();
+    this.wanted = query;
+    this.stopped = false;
     if (query === '') {
+      this.stopInFlight();
       this.results = null;
       this.pending = false;
       this.status.clear();
       return;
     }
     this.pending = true;
-    this.timer = setTimeout(() => void this.search(query, mine), this.delay);
+    if (this.inFlight) {
+      if (this.inFlight.query === query) return;
+      // One in flight: the latest text goes when it answers — unless the link
+      // is failing and it is being tried again: then it is not worth waiting for.
+      if (this.attempt === null) return;
+      this.stopInFlight();
+    }
+    void this.send(query);
   }
 
-  private async search(query: string, mine: number): Promise<void> {
+  private async send(query: string): Promise<void> {
+    const action = newActionId();
+    this.inFlight = { query, action };
+    this.attempt = null;
+    const stop = watch(action, (e) => {
+      if (this.inFlight?.action === action) this.attempt = e.attempt;
+    });
+    let answer: Answer<T>;
     try {
-      const found = await this.fetch(query);
-      if (mine !== this.generation) return;
-      this.status.clear();
-      this.results = found;
-      this.answered = query;
-    } catch (e) {
-      if (mine !== this.generation) return;
-      this.status.clear();
-      this.status.absorb(e);
-    } finally {
-      if (mine === this.generation) this.pending = false;
+      answer = { ok: true, found: await this.fetch(query, action) };
+    } catch (error) {
+      answer = { ok: false, error };
     }
+    stop();
+    // Stopped meanwhile (cleared, cancelled, or given up for a newer text).
+    if (this.inFlight?.action !== action) return;
+    this.inFlight = null;
+    this.attempt = null;
+    const wanted = this.wanted;
+    if (wanted === query) {
+      this.status.clear();
+      if (answer.ok) {
+        this.results = answer.found;
+        this.answered = query;
+      } else {
+        this.status.absorb(answer.error);
+      }
+      this.pending = false;
+    } else if (wanted) {
+      // The text changed while this was out: only the latest is sent.
+      void this.send(wanted);
+    }
+  }
+
+  private stopInFlight(): void {
+    const running = this.inFlight;
+    this.inFlight = null;
+    this.attempt = null;
+    if (running) {
+      api.cancelAction(running.action).catch(() => {
+        // It answered meanwhile: that answer is dropped all the same.
+      });
+    }
+  }
+
+  /** The user stopped the search under way (the results shown stay). */
+  cancel(): void {
+    this.stopInFlight();
+    this.pending = false;
+    this.stopped = true;
   }
 
   /** Forget the results (a choice was made) and any search under way. */
   clear(): void {
-    clearTimeout(this.timer);
-    this.generation += 1;
+    this.wanted = null;
+    this.stopInFlight();
     this.results = null;
     this.pending = false;
+    this.stopped = false;
   }
 }

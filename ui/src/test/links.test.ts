@@ -29,7 +29,7 @@ describe('opening a link or id', () => {
     const root = await startApp(fake, ADA_SESSION);
     fake.emit(EVENT_OPEN_LINK, { kind: 'open', target: { kind: 'order', id: 'ord_1' } });
     await settle();
-    expect(fake.callsOf('get_order')[0]?.args).toEqual({ id: 'ord_1' });
+    expect(fake.callsOf('get_order')[0]?.args).toEqual({ action: expect.any(String), id: 'ord_1' });
     expect(root.querySelector('h2')?.textContent).toBe('Order for Jane Doe');
     expect(document.activeElement).toBe(root.querySelector('h2'));
   });
@@ -41,7 +41,7 @@ describe('opening a link or id', () => {
       .on('get_order', () => order())
       .on('patient_work', () => ({ prescriptions: [], orders: [] }));
     const root = await startApp(fake, ADA_SESSION);
-    expect(fake.callsOf('get_order')[0]?.args).toEqual({ id: 'ord_1' });
+    expect(fake.callsOf('get_order')[0]?.args).toEqual({ action: expect.any(String), id: 'ord_1' });
     expect(root.querySelector('h2')?.textContent).toBe('Order for Jane Doe');
   });
 
@@ -57,9 +57,9 @@ describe('opening a link or id', () => {
 it('calls each command by its typed name with its arguments', async () => {
   const fake = install();
   fake.on('save_draft', () => ({ kind: 'notSaved', problems: [] }));
-  await api.saveDraft('pat_1', null, { templateId: 'tpl_1', drugId: null, instructions: null, quantity: null, unit: null, daysSupply: null, refills: null });
+  await api.saveDraft('pat_1', null, 'key-1', { templateId: 'tpl_1', drugId: null, instructions: null, quantity: null, unit: null, daysSupply: null, refills: null }, 'action-1');
   expect(fake.calls[0]).toEqual({
     cmd: 'save_draft',
-    args: { patientId: 'pat_1', id: null, form: { templateId: 'tpl_1', drugId: null, instructions: null, quantity: null, unit: null, daysSupply: null, refills: null } },
+    args: { action: 'action-1', patientId: 'pat_1', id: null, key: 'key-1', form: { templateId: 'tpl_1', drugId: null, instructions: null, quantity: null, unit: null, daysSupply: null, refills: null } },
   });
 });

@@ -56,7 +56,7 @@ describe('an order', () => {
     button(root, 'Find pharmacies').click();
     await settle();
 
-    expect(fake.callsOf('find_pharmacies')[0]?.args).toEqual({ orderId: 'ord_1', search: { name: 'Rx', near: 'Main St', fulfillment: 'MAIL_ORDER' } });
+    expect(fake.callsOf('find_pharmacies')[0]?.args).toEqual({ action: expect.any(String), orderId: 'ord_1', search: { name: 'Rx', near: 'Main St', fulfillment: 'MAIL_ORDER' } });
     const list = root.querySelector('[aria-label="Pharmacies found"]');
     const items = [...(list?.querySelectorAll(':scope > li') ?? [])];
     expect(items[0]?.textContent).toContain('Pick-up today after 3 pm');
@@ -64,7 +64,7 @@ describe('an order', () => {
     expect(items[1]?.textContent).toContain('Free delivery');
     button(root, 'Choose MailRx').click();
     await settle();
-    expect(fake.callsOf('choose_pharmacy')[0]?.args).toEqual({ orderId: 'ord_1', pharmacyId: 'ph_2' });
+    expect(fake.callsOf('choose_pharmacy')[0]?.args).toEqual({ action: expect.any(String), orderId: 'ord_1', pharmacyId: 'ph_2' });
     expect(root.textContent).toContain('MailRx, PO Box 1');
   });
 

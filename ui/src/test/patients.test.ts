@@ -24,7 +24,7 @@ describe('patient search', () => {
     expect(root.querySelector('h2')?.textContent).toBe('Patients');
   });
 
-  it('waits for a pause in typing and shows only the answer to the latest query', async () => {
+  it('searches the first letters at once and then only the text in the box, one search at a time', async () => {
     const fake = install();
     const answers: Record<string, (v: PatientSummary[]) => void> = {};
     fake.on('find_patients', ({ query }) => new Promise<PatientSummary[]>((resolve) => (answers[query] = resolve)));
@@ -33,15 +33,41 @@ describe('patient search', () => {
     const input = byLabel(root, 'Search patients by name');
     type(input, 'J');
     type(input, 'Ja');
-    await wait(300);
     type(input, 'Jan');
-    await wait(300);
-    expect(fake.callsOf('find_patients').map((c) => c.args.query)).toEqual(['Ja', 'Jan']);
+    await settle();
+    expect(fake.callsOf('find_patients').map((c) => c.args.query)).toEqual(['J']);
 
-    answers['Jan']?.([{ id: 'pat_1', name: 'Jane Doe', dateOfBirth: null }]);
+    answers['J']?.([{ id: 'pat_2', name: 'Jack Roe', dateOfBirth: null }]);
+    await settle();
+    expect(fake.callsOf('find_patients').map((c) => c.args.query)).toEqual(['J', 'Jan']);
+    expect(buttons(root, /Jack Roe/)).toHaveLength(0);
+  });
+
+  it('never lets an older answer replace the answer to the text in the box', async () => {
+    const fake = install();
+    const answers: Record<string, (v: PatientSummary[]) => void> = {};
+    fake.on('find_patients', ({ query }) => new Promise<PatientSummary[]>((resolve) => (answers[query] = resolve)));
+    const root = await startApp(fake, MO_SESSION);
+    await go({ name: 'patients' });
+    const input = byLabel(root, 'Search patients by name');
+    type(input, 'Ja');
     await settle();
     answers['Ja']?.([{ id: 'pat_2', name: 'Jack Roe', dateOfBirth: null }]);
     await settle();
+    type(input, 'Jan');
+    await settle();
+    answers['Jan']?.([{ id: 'pat_1', name: 'Jane Doe', dateOfBirth: null }]);
+    await settle();
+    type(input, 'Ja');
+    await settle();
+    type(input, 'Jan');
+    await settle();
+    // The answer to the later 'Ja' comes after the text is 'Jan' again.
+    answers['Ja']?.([{ id: 'pat_2', name: 'Jack Roe', dateOfBirth: null }]);
+    await settle();
+    answers['Jan']?.([{ id: 'pat_1', name: 'Jane Doe', dateOfBirth: null }]);
+    await settle();
+
     expect(buttons(root, /Jane Doe/)).toHaveLength(1);
     expect(buttons(root, /Jack Roe/)).toHaveLength(0);
   });
@@ -114,7 +140,7 @@ describe('the patient page', () => {
 
     const [first, second] = fake.callsOf('edit_clinical');
     expect(first?.args.edit.addAllergies).toEqual([{ name: 'sulfa', id: null, status: null }]);
-    expect(second?.args).toEqual({ id: 'pat_1', edit: { ...first?.args.edit, addAllergies: [{ name: null, id: 'alg_smx', status: null }] } });
+    expect(second?.args).toEqual({ action: expect.any(String), id: 'pat_1', edit: { ...first?.args.edit, addAllergies: [{ name: null, id: 'alg_smx', status: null }] } });
     expect(allergies?.textContent).toContain('Sulfamethoxazole');
     expect(buttons(root, /^Use /)).toHaveLength(0);
     expect(byLabel(root, 'New allergy').value).toBe('');

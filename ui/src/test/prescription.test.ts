@@ -34,8 +34,10 @@ describe('a draft prescription', () => {
     await settle();
 
     expect(fake.callsOf('save_draft')[0]?.args).toEqual({
+      action: expect.any(String),
       patientId: 'pat_1',
       id: null,
+      key: expect.any(String),
       form: { templateId: null, drugId: 'drug_amox', instructions: 'One capsule three times daily', quantity: 21, unit: 'capsule', daysSupply: 7, refills: 0 },
     });
     expect(root.querySelector('[data-testid="screening"]')?.textContent).toContain('Screening: READY');
@@ -70,8 +72,10 @@ describe('a draft prescription', () => {
     button(root, 'Switch to Azithromycin 250 mg tablet').click();
     await settle();
     expect(fake.callsOf('save_draft')[0]?.args).toEqual({
+      action: expect.any(String),
       patientId: 'pat_1',
       id: 'rx_9',
+      key: expect.any(String),
       form: { templateId: null, drugId: 'drug_azi', instructions: null, quantity: null, unit: null, daysSupply: null, refills: null },
     });
     expect(root.querySelector('[data-testid="screening"]')?.textContent).toContain('Screening: READY');

@@ -69,7 +69,7 @@ describe('review and sign', () => {
     button(root, 'Sign 1 prescription').click();
     await settle();
 
-    expect(fake.callsOf('sign_prescriptions')[0]?.args).toEqual({ items: [{ id: 'rx_1', contentHash: 'sha256:shown' }] });
+    expect(fake.callsOf('sign_prescriptions')[0]?.args).toEqual({ action: expect.any(String), items: [{ id: 'rx_1', contentHash: 'sha256:shown' }] });
     expect(root.querySelector('[data-testid="sign-result"]')?.textContent).toContain('Signed');
     expect(button(root, 'Sign 0 prescriptions').disabled).toBe(true);
   });
@@ -101,7 +101,7 @@ describe('review and sign', () => {
     flushSync();
     button(root, 'Sign 1 prescription').click();
     await settle();
-    expect(fake.callsOf('sign_prescriptions')[1]?.args).toEqual({ items: [{ id: 'rx_1', contentHash: 'hash-new' }] });
+    expect(fake.callsOf('sign_prescriptions')[1]?.args).toEqual({ action: expect.any(String), items: [{ id: 'rx_1', contentHash: 'hash-new' }] });
   });
 
   it('lists a BLOCKED draft with its reason but does not send it to be signed', async () => {

@@ -38,14 +38,21 @@ impl AppCore {
         net: &Network,
         scope: &Scope,
     ) -> Result<WorkLists, CommandError> {
-        let mut dropped = 0;
         let patient_ids = self.indexed(scope, RecordKind::Patient, LIST_LIMIT)?;
-        let patients = join_all(
-            patient_ids
-                .iter()
-                .map(|id| self.patient_row(net, scope, id)),
-        )
-        .await;
+        let prescription_ids = self.indexed(scope, RecordKind::Prescription, DRAFTS_LOOKED_AT)?;
+        let order_ids = self.indexed(scope, RecordKind::Order, LIST_LIMIT)?;
+        // The three lists are independent: every Get of all three is sent at
+        // once (one round trip on a slow link, not three).
+        let (patients, prescriptions, orders) = futures::join!(
+            join_all(
+                patient_ids
+                    .iter()
+                    .map(|id| self.patient_row(net, scope, id))
+            ),
+            self.fetch_prescriptions(net, scope, &prescription_ids),
+            self.fetch_orders(net, scope, &order_ids),
+        );
+        let mut dropped = 0;
         let mut recent_patients = Vec::new();
         for row in patients {
             match row? {
@@ -58,16 +65,21 @@ impl AppCore {
             .map(|p| (p.id.clone(), p.name.clone()))
             .collect();
 
-        let prescription_ids = self.indexed(scope, RecordKind::Prescription, DRAFTS_LOOKED_AT)?;
-        let (prescriptions, gone) = self
-            .fetch_prescriptions(net, scope, &prescription_ids)
-            .await?;
+        let (prescriptions, gone) = prescriptions?;
         dropped += gone;
         let drafts: Vec<PrescriptionView> = prescriptions
             .into_iter()
             .filter(|p| p.signing != SigningState::Signed)
             .collect();
-        // The drafts' patients not among the recent ones: each fetched once, together.
+        let (orders, gone) = orders?;
+        dropped += gone;
+        // An order names its patient: no Get needed for those.
+        for order in &orders {
+            if let (Some(id), Some(name)) = (&order.patient_id, &order.patient_name) {
+                names.entry(id.clone()).or_insert_with(|| name.clone());
+            }
+        }
+        // The drafts' patients named nowhere else: each fetched once, together.
         let mut missing: Vec<&str> = drafts
             .iter()
             .filter_map(|d| d.patient_id.as_deref())
@@ -91,10 +103,6 @@ impl AppCore {
                 prescription,
             })
             .collect();
-
-        let order_ids = self.indexed(scope, RecordKind::Order, LIST_LIMIT)?;
-        let (orders, gone) = self.fetch_orders(net, scope, &order_ids).await?;
-        dropped += gone;
         let open_orders = orders
             .into_iter()
             .filter(|o| o.state != OrderState::Canceled)
@@ -123,16 +131,20 @@ impl AppCore {
         scope: &Scope,
         patient_id: &str,
     ) -> Result<PatientWork, CommandError> {
-        let ids = self
+        let prescription_ids = self
             .index
             .for_patient(scope, RecordKind::Prescription, patient_id)
             .map_err(|e| CommandError::app(e.to_string()))?;
-        let (prescriptions, _) = self.fetch_prescriptions(net, scope, &ids).await?;
-        let ids = self
+        let order_ids = self
             .index
             .for_patient(scope, RecordKind::Order, patient_id)
             .map_err(|e| CommandError::app(e.to_string()))?;
-        let (orders, _) = self.fetch_orders(net, scope, &ids).await?;
+        // Independent: every Get sent at once.
+        let (prescriptions, orders) = futures::join!(
+            self.fetch_prescriptions(net, scope, &prescription_ids),
+            self.fetch_orders(net, scope, &order_ids),
+        );
+        let ((prescriptions, _), (orders, _)) = (prescriptions?, orders?);
         Ok(PatientWork {
             prescriptions,
             orders,

@@ -1,7 +1,10 @@
 //! The clinic's work on the Network API: [`patients`] (search, add, edit, the
 //! clinical record), [`prescriptions`] (drug look-up, drafts, signing by content
 //! hash), [`orders`] (drafts, pharmacy, send, cancel) and [`lists`] (the work
-//! lists read from the local index). Each is a call to `rxdesk-client`'s
+//! lists read from the local index). A create carries the UI's key of the
+//! user action (`CreateKey`, the network's `externalId`): a repeat answers the
+//! record the first attempt made, and what the form says differently since is
+//! sent as an Update of it. Each is a call to `rxdesk-client`'s
 //! `Network` through [`AppCore::with_network`], its answer turned into IPC shapes
 //! by `crate::convert`, and the ids it touched written to the index.
 
@@ -10,11 +13,13 @@ mod orders;
 mod patients;
 mod prescriptions;
 
+use rxdesk_client::IdempotencyKey;
+use rxdesk_client::network::Outcome;
 use rxdesk_client::network::documents::Change;
 
 use super::AppCore;
 use crate::index::Scope;
-use crate::ipc::{ChangeNote, ChangeSeverity, ChangeStatus, CommandError, RecordKind};
+use crate::ipc::{ChangeNote, ChangeSeverity, ChangeStatus, CommandError, CreateKey, RecordKind};
 
 impl AppCore {
     /// Notes that `id` was created or opened. The index is a convenience: a
@@ -56,4 +61,26 @@ fn ambiguity_note(key: &str, reason: String) -> ChangeNote {
         reason: Some(reason),
         options: Vec::new(),
     }
+}
+
+/// The UI's key of a create, as the client sends it (`externalId`).
+fn idempotency_key(key: &CreateKey) -> Result<IdempotencyKey, CommandError> {
+    key.0
+        .parse()
+        .map_err(|e: rxdesk_client::InvalidKey| CommandError::Invalid {
+            code: "INVALID_KEY".into(),
+            message: format!("The action's key is not usable: {e}."),
+            field: None,
+        })
+}
+
+/// Whether a keyed create answered a record an earlier attempt made: the
+/// network answers a known `externalId` with that record and no changes at
+/// all, where a record it makes now always comes with what it applied.
+fn is_repeat<R, C>(outcome: &Outcome<R, C>) -> bool {
+    matches!(
+        outcome,
+        Outcome::Record { record: Some(_), applied, unapplied }
+            if applied.is_empty() && unapplied.is_empty()
+    )
 }

@@ -2,17 +2,17 @@
 //! added or removed, a pharmacy chosen from the network's options (or left to
 //! the patient), Send (refused with the network's reasons in place), Cancel.
 
-use rxdesk_client::IdempotencyKey;
 use rxdesk_client::network::documents::{
     LocationInput, Order, OrderCandidate, PharmacyReferenceInput,
 };
 use rxdesk_client::network::{OrderChanges, Outcome, PharmacyMatches};
 
-use super::{AppCore, ambiguity_note, not_found};
+use super::{AppCore, ambiguity_note, idempotency_key, is_repeat, not_found};
 use crate::convert::{change_notes, choice_view, net_fulfillment, order_view, trimmed};
 use crate::index::Scope;
 use crate::ipc::{
-    CommandError, OrderOutcome, OrderView, PharmacyAnswer, PharmacySearch, RecordKind,
+    CommandError, CreateKey, OrderOutcome, OrderView, PharmacyAnswer, PharmacySearch, RecordKind,
+    Resumed,
 };
 
 impl AppCore {
@@ -56,6 +56,7 @@ impl AppCore {
             } => OrderOutcome::Saved {
                 order: Box::new(self.opened_order(scope, o)),
                 notes: change_notes(&unapplied),
+                resumed: None,
             },
             Outcome::Record { unapplied, .. } => OrderOutcome::NotSaved {
                 problems: change_notes(&unapplied),
@@ -66,24 +67,71 @@ impl AppCore {
         }
     }
 
-    /// A new draft order for the patient with these prescriptions, under a key
-    /// made for this command (the network starts an order per key, so a repeat
-    /// after a lost answer is the same order, never a second one).
+    /// A new draft order for the patient with these prescriptions, made under
+    /// `key`. Sent again under the same key (the user's "Try again" after a lost
+    /// answer) it answers the order the earlier attempt made; if the choice of
+    /// prescriptions changed since, the difference is sent as an Update of
+    /// that order: one order, and no edit silently dropped.
     pub async fn draft_order(
         &self,
         patient_id: &str,
         prescription_ids: &[String],
+        key: &CreateKey,
     ) -> Result<OrderOutcome, CommandError> {
-        // One key for this command, whichever attempts and re-sign-in it takes:
-        // a repeat answers the order the first one made.
-        let key = IdempotencyKey::new();
+        let key = idempotency_key(key)?;
         let key = &key;
         let (outcome, scope) = self
             .with_network("draft_order", |net| async move {
                 net.draft_order(patient_id, prescription_ids, key).await
             })
             .await?;
-        Ok(self.order_outcome(&scope, outcome))
+        if !is_repeat(&outcome) {
+            return Ok(self.order_outcome(&scope, outcome));
+        }
+        let Some(saved) = outcome.into_record() else {
+            return Err(CommandError::Protocol {
+                message: "the network answered a repeated order without it".into(),
+            });
+        };
+        let saved = self.opened_order(&scope, saved);
+        tracing::info!("a new order's earlier attempt had saved it");
+        let on: Vec<&str> = saved.prescriptions.iter().map(|p| p.id.as_str()).collect();
+        let add: Vec<String> = prescription_ids
+            .iter()
+            .filter(|id| !on.contains(&id.as_str()))
+            .cloned()
+            .collect();
+        let remove: Vec<String> = on
+            .iter()
+            .filter(|id| !prescription_ids.iter().any(|p| p == *id))
+            .map(|id| (*id).to_owned())
+            .collect();
+        if add.is_empty() && remove.is_empty() {
+            return Ok(OrderOutcome::Saved {
+                order: Box::new(saved),
+                notes: Vec::new(),
+                resumed: Some(Resumed { updated: false }),
+            });
+        }
+        let changes = OrderChanges {
+            add,
+            remove,
+            pharmacy: None,
+        };
+        Ok(
+            match self.update_order("draft_order", &saved.id, changes).await? {
+                OrderOutcome::Saved { order, notes, .. } => OrderOutcome::Saved {
+                    order,
+                    notes,
+                    resumed: Some(Resumed { updated: true }),
+                },
+                OrderOutcome::NotSaved { problems } => OrderOutcome::Saved {
+                    order: Box::new(saved),
+                    notes: problems,
+                    resumed: Some(Resumed { updated: false }),
+                },
+            },
+        )
     }
 
     pub async fn change_order_prescriptions(

@@ -4,6 +4,8 @@
 
 use std::collections::HashSet;
 
+use futures::future::try_join_all;
+
 use rxdesk_client::network::Outcome;
 use rxdesk_client::network::PatientSearch;
 use rxdesk_client::network::documents::{Patient, PatientCandidate, PatientInput as NetPatient};
@@ -20,7 +22,8 @@ use crate::ipc::{
 };
 
 /// What a name typed into the search box asks the network: one word is a
-/// first- or last-name prefix (two searches); more is first, then last.
+/// first- or last-name prefix (two searches, sent at once: the network has no
+/// "first or last"); more is first, then last (one search).
 fn searches(query: &str) -> Vec<PatientSearch> {
     let words: Vec<&str> = query.split_whitespace().collect();
     match words.as_slice() {
@@ -55,11 +58,11 @@ impl AppCore {
             .with_network("find_patients", |net| {
                 let searches = searches.clone();
                 async move {
-                    let mut all = Vec::new();
-                    for search in &searches {
-                        all.extend(net.find_patients(search).await?);
-                    }
-                    Ok(all)
+                    // A one-word query is two searches: sent together, not one
+                    // after the other (one round trip on a slow link).
+                    let answers =
+                        try_join_all(searches.iter().map(|s| net.find_patients(s))).await?;
+                    Ok(answers.into_iter().flatten().collect::<Vec<_>>())
                 }
             })
             .await?;

@@ -4,17 +4,18 @@
 //! a bounded number in flight, progress reported, one result per draft.
 
 use futures::StreamExt as _;
-use rxdesk_client::IdempotencyKey;
 use rxdesk_client::network::documents::TreatmentReferenceInput;
 use rxdesk_client::network::documents::{Prescription, PrescriptionCandidate};
 use rxdesk_client::network::{Outcome, SIGNING_IN_FLIGHT, Signing};
 
-use super::{AppCore, ambiguity_note, not_found};
-use crate::convert::{change_notes, choice_view, prescription_input, prescription_view};
+use super::{AppCore, ambiguity_note, idempotency_key, is_repeat, not_found};
+use crate::convert::{
+    change_notes, choice_view, form_changes, prescription_input, prescription_view,
+};
 use crate::index::Scope;
 use crate::ipc::{
-    ChoiceView, CommandError, DraftForm, PrescriptionOutcome, PrescriptionView, RecordKind,
-    SignRequest, SignResult, SigningProgress,
+    ChoiceView, CommandError, CreateKey, DraftForm, PrescriptionOutcome, PrescriptionView,
+    RecordKind, Resumed, SignRequest, SignResult, SigningProgress,
 };
 
 /// Fewer letters than this are not looked up.
@@ -69,36 +70,93 @@ impl AppCore {
         view
     }
 
-    /// A new draft for `patient_id` (`id` = `None`) or changes to draft `id`.
+    /// A new draft for `patient_id` (`id` = `None`), made under `key`, or
+    /// changes to draft `id`.
+    ///
+    /// A new draft sent again under the same key (the user's "Try again" after
+    /// a lost answer) answers the draft the earlier attempt saved, unchanged.
+    /// If the form changed since, what it now says differently is sent as an
+    /// Update of that draft: one draft, and no edit silently dropped.
     pub async fn save_draft(
         &self,
         patient_id: &str,
         id: Option<&str>,
+        key: &CreateKey,
         form: &DraftForm,
     ) -> Result<PrescriptionOutcome, CommandError> {
         crate::convert::check_draft_form(form)?;
-        let (outcome, scope) = match id {
-            None => {
-                let input = prescription_input(Some(patient_id), form);
-                // One key for this command, whichever attempts and re-sign-in
-                // it takes: a repeat answers the draft the first one made.
-                let key = IdempotencyKey::new();
-                self.with_network("draft_prescription", |net| {
+        let Some(id) = id else {
+            let key = idempotency_key(key)?;
+            let input = prescription_input(Some(patient_id), form);
+            let (outcome, scope) = self
+                .with_network("draft_prescription", |net| {
                     let (input, key) = (input.clone(), &key);
                     async move { net.draft_prescription(input, key).await }
                 })
-                .await?
+                .await?;
+            if !is_repeat(&outcome) {
+                return Ok(self.prescription_outcome(&scope, outcome));
             }
-            Some(id) => {
-                let input = prescription_input(None, form);
-                self.with_network("update_prescription", |net| {
-                    let input = input.clone();
-                    async move { net.update_prescription(id, input).await }
-                })
-                .await?
-            }
+            return self.resume_draft(&scope, outcome, form).await;
         };
+        let input = prescription_input(None, form);
+        let (outcome, scope) = self
+            .with_network("update_prescription", |net| {
+                let input = input.clone();
+                async move { net.update_prescription(id, input).await }
+            })
+            .await?;
         Ok(self.prescription_outcome(&scope, outcome))
+    }
+
+    /// An earlier attempt of this new draft had saved it: the draft as it is,
+    /// with what the form says differently now sent as an Update.
+    async fn resume_draft(
+        &self,
+        scope: &Scope,
+        repeat: Outcome<Prescription, PrescriptionCandidate>,
+        form: &DraftForm,
+    ) -> Result<PrescriptionOutcome, CommandError> {
+        let Some(saved) = repeat.into_record() else {
+            return Err(CommandError::Protocol {
+                message: "the network answered a repeated draft without it".into(),
+            });
+        };
+        let saved = self.opened_prescription(scope, saved);
+        tracing::info!("a new draft's earlier attempt had saved it");
+        let Some(changes) = form_changes(form, &saved) else {
+            return Ok(PrescriptionOutcome::Saved {
+                prescription: Box::new(saved),
+                notes: Vec::new(),
+                resumed: Some(Resumed { updated: false }),
+            });
+        };
+        let input = prescription_input(None, &changes);
+        let id = saved.id.as_str();
+        let (outcome, scope) = self
+            .with_network("update_prescription", |net| {
+                let input = input.clone();
+                async move { net.update_prescription(id, input).await }
+            })
+            .await?;
+        Ok(match self.prescription_outcome(&scope, outcome) {
+            PrescriptionOutcome::Saved {
+                prescription,
+                notes,
+                ..
+            } => PrescriptionOutcome::Saved {
+                prescription,
+                notes,
+                resumed: Some(Resumed { updated: true }),
+            },
+            // The Update saved nothing: the draft stays as the earlier
+            // attempt left it, and the problems say why.
+            PrescriptionOutcome::NotSaved { problems } => PrescriptionOutcome::Saved {
+                prescription: Box::new(saved),
+                notes: problems,
+                resumed: Some(Resumed { updated: false }),
+            },
+        })
     }
 
     fn prescription_outcome(
@@ -114,6 +172,7 @@ impl AppCore {
             } => PrescriptionOutcome::Saved {
                 prescription: Box::new(self.opened_prescription(scope, p)),
                 notes: change_notes(&unapplied),
+                resumed: None,
             },
             Outcome::Record { unapplied, .. } => PrescriptionOutcome::NotSaved {
                 problems: change_notes(&unapplied),
@@ -133,41 +192,73 @@ impl AppCore {
         // Signed out altogether: the command fails, as every other does.
         self.signed_in().await?;
         let total = u32::try_from(items.len()).unwrap_or(u32::MAX);
-        self.notifier.signing(SigningProgress { done: 0, total });
+        self.notifier.signing(SigningProgress {
+            done: 0,
+            total,
+            answered: None,
+        });
         // Each signature goes through `with_network`: a token the network
         // rejects is renewed once (by the first call that sees it) and that
         // signature sent again — the network did nothing with the rejected one.
-        let mut answers = futures::stream::iter(items.to_vec())
-            .map(|item| async move {
-                let (id, hash) = (item.id.as_str(), item.content_hash.as_str());
-                let answer = self
-                    .with_network("sign_prescription", move |net| async move {
+        // The client's window of signatures in flight; a slow answer holds back
+        // no other signature (results are put back in order at the end), and
+        // the retries of each are told to the UI as that draft's.
+        let action = crate::core::actions::current();
+        let mut answers = futures::stream::iter(items.iter().cloned().enumerate())
+            .map(|(n, item)| {
+                let action = action.clone();
+                async move {
+                    let (id, hash) = (item.id.as_str(), item.content_hash.as_str());
+                    let sign = self.with_network("sign_prescription", move |net| async move {
                         net.sign_prescription(id, hash).await
-                    })
-                    .await;
-                (item.id, answer)
+                    });
+                    let answer = match action {
+                        Some(action) => {
+                            let observer = crate::core::actions::retry_observer(
+                                self.notifier.clone(),
+                                action,
+                                Some(item.id.clone()),
+                            );
+                            rxdesk_client::retry::observe(observer, sign).await
+                        }
+                        None => sign.await,
+                    };
+                    (n, item.id, answer)
+                }
             })
-            .buffered(SIGNING_IN_FLIGHT);
+            .buffer_unordered(SIGNING_IN_FLIGHT);
         let mut results = Vec::with_capacity(items.len());
         let mut done = 0;
-        while let Some((id, answer)) = answers.next().await {
+        while let Some((n, id, answer)) = answers.next().await {
             done += 1;
-            self.notifier.signing(SigningProgress { done, total });
-            results.push(match answer {
-                Ok((Signing::Signed(p), scope)) => SignResult::Signed {
-                    prescription: self.opened_prescription(&scope, p),
-                },
-                Ok((Signing::Invalidated { current, reason }, scope)) => SignResult::Invalidated {
-                    current: self.opened_prescription(&scope, current),
-                    reason,
-                },
-                Ok((Signing::Rejected { unapplied, .. }, _)) => SignResult::Rejected {
-                    id,
-                    reasons: change_notes(&unapplied),
-                },
-                Err(error) => SignResult::Failed { id, error },
+            self.notifier.signing(SigningProgress {
+                done,
+                total,
+                answered: Some(id.clone()),
             });
+            results.push((
+                n,
+                match answer {
+                    Ok((Signing::Signed(p), scope)) => SignResult::Signed {
+                        prescription: self.opened_prescription(&scope, p),
+                    },
+                    Ok((Signing::Invalidated { current, reason }, scope)) => {
+                        SignResult::Invalidated {
+                            current: self.opened_prescription(&scope, current),
+                            reason,
+                        }
+                    }
+                    Ok((Signing::Rejected { unapplied, .. }, _)) => SignResult::Rejected {
+                        id,
+                        reasons: change_notes(&unapplied),
+                    },
+                    Err(error) => SignResult::Failed { id, error },
+                },
+            ));
         }
+        drop(answers);
+        results.sort_unstable_by_key(|(n, _)| *n);
+        let results: Vec<SignResult> = results.into_iter().map(|(_, r)| r).collect();
         let signed = results
             .iter()
             .filter(|r| matches!(r, SignResult::Signed { .. }))

@@ -1,0 +1,416 @@
+//! The app's commands on a slow or failing link: the sandbox's link layer
+//! loses answers, fails calls and delays them, and the commands are called as
+//! the UI calls them (a kept key per user action, an action id per run). What
+//! these check: a lost answer never becomes a second record, an edit made
+//! after it is not dropped, a double submit sends once, retries reach the UI
+//! under the action's id, and cancelling stops what is safe to stop.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use rxdesk_lib::ipc::{
+    CommandError, DraftForm, EVENT_RETRY, OrderOutcome, PatientInput, PatientOutcome,
+    PatientRecord, PrescriptionOutcome, PrescriptionView, Resumed, RetryEvent, RetryReason, Sex,
+    SignResult,
+};
+use rxdesk_sandbox::audit::{AuditReport, audit_data_dir};
+use rxdesk_sandbox::link::{FaultRates, Latency, LinkSettings, Operation, OperationSettings};
+use rxdesk_sandbox::{Config, Sandbox, Storage};
+use serde_json::{Value, json};
+use support::*;
+use tauri::Listener;
+
+const LISINOPRIL_TEMPLATE: &str = "tmpl_maple_lisinopril_10_daily";
+const AMOXICILLIN: &str = "med_amoxicillin_500_cap";
+
+/// A sandbox keeping its data in `dir` (so the audit can read it), and the
+/// app signed in to it as `email`.
+fn signed_in_on_disk(dir: &tempfile::TempDir, email: &str) -> (Sandbox, TestApp) {
+    let sandbox = tauri::async_runtime::block_on(Sandbox::start(Config {
+        storage: Storage::Data(dir.path().to_owned()),
+        ..Config::in_memory()
+    }))
+    .unwrap();
+    let app = TestApp::start(Options::new(&sandbox, &mock_keyring()));
+    app.sign_in_as(email);
+    (sandbox, app)
+}
+
+fn audit(dir: &tempfile::TempDir) -> AuditReport {
+    audit_data_dir(dir.path()).unwrap()
+}
+
+/// `op` gets these faults (and `latency`), everything else passes untouched.
+fn set_link(sandbox: &Sandbox, op: Operation, faults: FaultRates, latency: Option<Latency>) {
+    let mut settings = LinkSettings::default();
+    settings.operations.insert(
+        op,
+        OperationSettings {
+            latency,
+            faults: Some(faults),
+        },
+    );
+    sandbox.link().set(settings).unwrap();
+}
+
+fn clear_link(sandbox: &Sandbox) {
+    sandbox.link().set(LinkSettings::default()).unwrap();
+}
+
+/// Every answer of `op` lost after the network applied the call.
+fn answers_lost(sandbox: &Sandbox, op: Operation) {
+    let faults = FaultRates {
+        reset_after: 1.0,
+        ..Default::default()
+    };
+    set_link(sandbox, op, faults, None);
+}
+
+/// Every request of `op` held back by `ms` (and counted).
+fn slow(sandbox: &Sandbox, op: Operation, ms: u32) {
+    set_link(
+        sandbox,
+        op,
+        FaultRates::default(),
+        Some(Latency { ms, jitter_ms: 0 }),
+    );
+}
+
+fn add_patient(app: &TestApp, last: &str) -> PatientRecord {
+    let input = PatientInput {
+        first_name: "Iris".into(),
+        last_name: last.into(),
+        date_of_birth: "1975-06-30".into(),
+        sex: Some(Sex::Female),
+        email: None,
+        phone: Some("+16175550123".into()),
+    };
+    match app.ok("save_patient", json!({"id": null, "input": input})) {
+        PatientOutcome::Saved { patient, .. } => *patient,
+        other => panic!("not added: {other:?}"),
+    }
+}
+
+fn amoxicillin(instructions: &str) -> DraftForm {
+    DraftForm {
+        drug_id: Some(AMOXICILLIN.into()),
+        instructions: Some(instructions.into()),
+        quantity: Some(20.0),
+        unit: Some("capsule".into()),
+        days_supply: Some(10),
+        refills: Some(0),
+        ..Default::default()
+    }
+}
+
+fn save_new_draft(
+    app: &TestApp,
+    patient_id: &str,
+    key: &str,
+    form: &DraftForm,
+) -> Result<PrescriptionOutcome, CommandError> {
+    app.call(
+        "save_draft",
+        json!({"action": new_key(), "patientId": patient_id, "id": null, "key": key, "form": form}),
+    )
+}
+
+fn saved(outcome: PrescriptionOutcome) -> (PrescriptionView, Option<Resumed>) {
+    match outcome {
+        PrescriptionOutcome::Saved {
+            prescription,
+            resumed,
+            ..
+        } => (*prescription, resumed),
+        other => panic!("not saved: {other:?}"),
+    }
+}
+
+fn draft(app: &TestApp, patient_id: &str, form: &DraftForm) -> PrescriptionView {
+    saved(save_new_draft(app, patient_id, &new_key(), form).unwrap()).0
+}
+
+/// The retry events the UI receives, as they come.
+fn retry_events(app: &TestApp) -> mpsc::Receiver<RetryEvent> {
+    let (tx, rx) = mpsc::channel();
+    app.app.listen_any(EVENT_RETRY, move |e| {
+        let _ = tx.send(serde_json::from_str(e.payload()).unwrap());
+    });
+    rx
+}
+
+/// Runs `cmd` on another thread, as a second click or a keystroke's search
+/// arrives while something else runs.
+fn call_in_thread(
+    app: &TestApp,
+    cmd: &'static str,
+    args: Value,
+) -> thread::JoinHandle<Result<Value, CommandError>> {
+    let window = app.window.clone();
+    thread::spawn(move || call_on(&window, cmd, args))
+}
+
+/// Cancels `action` as soon as it runs (it may take a moment to start).
+fn cancel_once_running(app: &TestApp, action: &str) -> bool {
+    let until = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < until {
+        if app.ok::<bool>("cancel_action", json!({"action": action})) {
+            return true;
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+// ---- a lost answer is never a second record ------------------------------------------
+
+#[test]
+fn a_draft_whose_answer_was_lost_is_not_created_twice_through_the_app_with_the_kept_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let (sandbox, app) = signed_in_on_disk(&dir, MO);
+    let patient = add_patient(&app, "Lostanswer");
+    let form = amoxicillin("Take 1 by mouth twice daily.");
+    let key = new_key();
+    answers_lost(&sandbox, Operation::PrescriptionDraft);
+
+    let first = save_new_draft(&app, &patient.id, &key, &form);
+    clear_link(&sandbox);
+    let again = save_new_draft(&app, &patient.id, &key, &form).unwrap();
+
+    assert!(
+        matches!(first, Err(CommandError::Network { .. })),
+        "{first:?}"
+    );
+    let (draft, resumed) = saved(again);
+    assert_eq!(resumed, Some(Resumed { updated: false }));
+    assert_eq!(
+        draft.instructions.as_deref(),
+        Some("Take 1 by mouth twice daily.")
+    );
+    let report = audit(&dir);
+    assert_eq!(report.counts.prescriptions, 1, "{}", report.summary());
+    assert!(report.is_clean(), "{:?}", report.findings);
+}
+
+#[test]
+fn an_edit_made_after_a_lost_answer_is_applied_to_the_draft_that_answer_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let (sandbox, app) = signed_in_on_disk(&dir, MO);
+    let patient = add_patient(&app, "Editedafter");
+    let key = new_key();
+    answers_lost(&sandbox, Operation::PrescriptionDraft);
+    let first = save_new_draft(&app, &patient.id, &key, &amoxicillin("Take 1 twice daily."));
+    clear_link(&sandbox);
+
+    let edited = DraftForm {
+        days_supply: Some(7),
+        ..amoxicillin("Take 1 three times daily.")
+    };
+    let again = save_new_draft(&app, &patient.id, &key, &edited).unwrap();
+
+    assert!(first.is_err(), "{first:?}");
+    let (draft, resumed) = saved(again);
+    assert_eq!(resumed, Some(Resumed { updated: true }));
+    assert_eq!(
+        draft.instructions.as_deref(),
+        Some("Take 1 three times daily.")
+    );
+    assert_eq!(draft.dispense.days_supply, Some(7));
+    let report = audit(&dir);
+    assert_eq!(report.counts.prescriptions, 1, "{}", report.summary());
+    assert!(report.is_clean(), "{:?}", report.findings);
+}
+
+#[test]
+fn an_order_whose_answer_was_lost_is_made_once_with_the_prescriptions_chosen_since() {
+    let dir = tempfile::tempdir().unwrap();
+    let (sandbox, app) = signed_in_on_disk(&dir, MO);
+    let patient = add_patient(&app, "Orderlost");
+    let one = draft(&app, &patient.id, &amoxicillin("Take 1 twice daily."));
+    let two = draft(
+        &app,
+        &patient.id,
+        &DraftForm {
+            template_id: Some(LISINOPRIL_TEMPLATE.into()),
+            ..Default::default()
+        },
+    );
+    let key = new_key();
+    answers_lost(&sandbox, Operation::OrderDraft);
+    let first: Result<OrderOutcome, _> = app.call(
+        "draft_order",
+        json!({"action": null, "patientId": patient.id, "prescriptionIds": [one.id], "key": key}),
+    );
+    clear_link(&sandbox);
+
+    let again: OrderOutcome = app.ok(
+        "draft_order",
+        json!({"action": null, "patientId": patient.id, "prescriptionIds": [one.id, two.id], "key": key}),
+    );
+
+    assert!(first.is_err(), "{first:?}");
+    let OrderOutcome::Saved { order, resumed, .. } = again else {
+        panic!("not saved: {again:?}");
+    };
+    assert_eq!(resumed, Some(Resumed { updated: true }));
+    let mut on: Vec<&str> = order.prescriptions.iter().map(|p| p.id.as_str()).collect();
+    on.sort_unstable();
+    let mut chosen = vec![one.id.as_str(), two.id.as_str()];
+    chosen.sort_unstable();
+    assert_eq!(on, chosen);
+    let report = audit(&dir);
+    assert_eq!(report.counts.orders, 1, "{}", report.summary());
+    assert!(report.is_clean(), "{:?}", report.findings);
+}
+
+// ---- a double submit sends once ------------------------------------------------------
+
+#[test]
+fn a_double_submit_of_the_same_new_draft_sends_it_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (sandbox, app) = signed_in_on_disk(&dir, MO);
+    let patient = add_patient(&app, "Doubleclick");
+    slow(&sandbox, Operation::PrescriptionDraft, 400);
+    let args = |action: &str| {
+        json!({"action": action, "patientId": patient.id, "id": null, "key": "double-click-key",
+               "form": amoxicillin("Take 1 twice daily.")})
+    };
+
+    let first = call_in_thread(&app, "save_draft", args("click-1"));
+    thread::sleep(Duration::from_millis(100));
+    let second = call_in_thread(&app, "save_draft", args("click-2"));
+    let (first, second) = (first.join().unwrap(), second.join().unwrap());
+
+    let id = |v: Result<Value, CommandError>| v.unwrap()["prescription"]["id"].clone();
+    assert_eq!(id(first), id(second));
+    let requests = sandbox.link().counters().requests;
+    assert_eq!(requests.get(&Operation::PrescriptionDraft), Some(&1));
+}
+
+// ---- retries reach the UI ------------------------------------------------------------
+
+#[test]
+fn retry_notices_reach_the_notifier_under_the_actions_id() {
+    let (sandbox, app) = {
+        let sandbox = sandbox();
+        let app = TestApp::start(Options::new(&sandbox, &mock_keyring()));
+        app.sign_in_as(MO);
+        (sandbox, app)
+    };
+    let patient = add_patient(&app, "Retried");
+    let events = retry_events(&app);
+    let upstream = FaultRates {
+        upstream: 1.0,
+        ..Default::default()
+    };
+    set_link(&sandbox, Operation::Get, upstream, None);
+
+    let answer: Result<PatientRecord, _> = app.call(
+        "get_patient",
+        json!({"action": "open-patient-1", "id": patient.id}),
+    );
+
+    assert!(
+        matches!(answer, Err(CommandError::Server { .. })),
+        "{answer:?}"
+    );
+    let seen: Vec<RetryEvent> = events.try_iter().collect();
+    assert!(!seen.is_empty(), "no retry event");
+    for (n, event) in seen.iter().enumerate() {
+        assert_eq!(event.action.0, "open-patient-1");
+        assert_eq!(event.attempt, u32::try_from(n).unwrap() + 2);
+        assert_eq!(event.reason, RetryReason::Upstream);
+        assert_eq!(event.record, None);
+    }
+}
+
+#[test]
+fn a_signatures_retries_are_told_as_that_drafts() {
+    let (sandbox, app) = {
+        let sandbox = sandbox();
+        let app = TestApp::start(Options::new(&sandbox, &mock_keyring()));
+        app.sign_in_as(ADA);
+        (sandbox, app)
+    };
+    let patient = add_patient(&app, "Signretry");
+    let rx = draft(&app, &patient.id, &amoxicillin("Take 1 twice daily."));
+    let events = retry_events(&app);
+    let unavailable = FaultRates {
+        http_503: 1.0,
+        ..Default::default()
+    };
+    set_link(&sandbox, Operation::PrescriptionSign, unavailable, None);
+
+    let results: Vec<SignResult> = app.ok(
+        "sign_prescriptions",
+        json!({"action": "sign-1", "items": [{"id": rx.id, "contentHash": rx.content_hash}]}),
+    );
+
+    assert!(
+        matches!(results[0], SignResult::Failed { .. }),
+        "{results:?}"
+    );
+    let seen: Vec<RetryEvent> = events.try_iter().collect();
+    assert!(!seen.is_empty(), "no retry event");
+    assert!(
+        seen.iter().all(|e| e.action.0 == "sign-1"
+            && e.record.as_deref() == Some(rx.id.as_str())
+            && e.reason == RetryReason::Server),
+        "{seen:?}"
+    );
+}
+
+// ---- cancelling ----------------------------------------------------------------------
+
+#[test]
+fn cancelling_a_search_stops_it_and_answers_cancelled() {
+    let sandbox = sandbox();
+    let app = TestApp::start(Options::new(&sandbox, &mock_keyring()));
+    app.sign_in_as(MO);
+    slow(&sandbox, Operation::PatientSync, 5_000);
+
+    let search = call_in_thread(
+        &app,
+        "find_patients",
+        json!({"action": "search-1", "query": "Delgado"}),
+    );
+    let stopped = cancel_once_running(&app, "search-1");
+
+    assert!(stopped);
+    assert!(
+        matches!(search.join().unwrap(), Err(CommandError::Cancelled { .. })),
+        "the search was not cancelled"
+    );
+}
+
+#[test]
+fn a_change_under_way_is_not_cancelled_and_runs_to_its_end() {
+    let sandbox = sandbox();
+    let app = TestApp::start(Options::new(&sandbox, &mock_keyring()));
+    app.sign_in_as(MO);
+    let patient = add_patient(&app, "Notcancelled");
+    slow(&sandbox, Operation::PatientUpdate, 600);
+    let edit = json!({"addAllergies": [{"name": "Penicillins", "id": null, "status": null}],
+                      "removeAllergies": [], "noKnownAllergies": false, "addMedications": [],
+                      "removeMedications": [], "addDiagnoses": [], "removeDiagnoses": []});
+
+    let change = call_in_thread(
+        &app,
+        "edit_clinical",
+        json!({"action": "edit-1", "id": patient.id, "edit": edit}),
+    );
+    thread::sleep(Duration::from_millis(200));
+    let stopped: bool = app.ok("cancel_action", json!({"action": "edit-1"}));
+    let answer = change.join().unwrap();
+
+    assert!(!stopped);
+    let outcome: PatientOutcome = serde_json::from_value(answer.unwrap()).unwrap();
+    let PatientOutcome::Saved { patient, .. } = outcome else {
+        panic!("not saved: {outcome:?}");
+    };
+    assert_eq!(patient.allergies.len(), 1);
+}
