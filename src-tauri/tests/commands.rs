@@ -652,6 +652,58 @@ fn the_built_in_local_sandbox_starts_in_process_and_takes_the_demo_accounts() {
     assert!(keyring.load("sandbox").unwrap().is_some());
 }
 
+/// Makes the built-in sandbox of `dir` find its recorded port taken at its
+/// next start (as another program would hold it), so it starts on another.
+fn hold_the_recorded_port(dir: &std::path::Path) -> std::net::TcpListener {
+    let holder = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = holder.local_addr().unwrap().port();
+    std::fs::write(dir.join("port"), format!("{port}\n")).unwrap();
+    holder
+}
+
+#[test]
+fn a_session_follows_the_local_sandbox_restarted_on_another_port() {
+    let keyring = mock_keyring();
+    let data = tempfile::tempdir().unwrap();
+    let before = {
+        let app = TestApp::start(Options::built_in_on_disk(&keyring, data.path()));
+        app.sign_in_as(ADA);
+        status(&app).environments[0].auth_url.clone()
+    };
+    let _taken = hold_the_recorded_port(data.path());
+
+    let restarted = TestApp::start(Options::built_in_on_disk(&keyring, data.path()));
+    let after = status(&restarted);
+
+    assert_ne!(
+        after.environments[0].auth_url, before,
+        "started on another port"
+    );
+    assert_eq!(after.session.expect("still signed in").user_email, ADA);
+    assert_eq!(find_patients(&restarted, "Delgado").len(), 1);
+}
+
+#[test]
+fn a_session_of_another_local_sandbox_is_not_taken_up() {
+    let keyring = mock_keyring();
+    let first = tempfile::tempdir().unwrap();
+    {
+        let app = TestApp::start(Options::built_in_on_disk(&keyring, first.path()));
+        app.sign_in_as(ADA);
+    }
+    // Another data directory: another sandbox, with an issuer of its own.
+    let other = tempfile::tempdir().unwrap();
+
+    let restarted = TestApp::start(Options::built_in_on_disk(&keyring, other.path()));
+
+    assert!(
+        status(&restarted).session.is_none(),
+        "another sandbox's session was taken up"
+    );
+    assert!(keyring.load("sandbox").unwrap().is_none());
+    assert!(is_signed_out(&restarted), "still signed in");
+}
+
 #[test]
 fn the_network_check_finds_the_sandbox_compatible_with_what_the_app_sends() {
     let (_sandbox, app) = signed_in(ADA);
