@@ -161,6 +161,8 @@ commands! {
 
     /// The catalog's drugs for what was typed (nothing is created).
     fn look_up_drug(core, query: String) -> Vec<ChoiceView> { core.look_up_drug(&query).await }
+    /// The templates drafted from at this workstation whose names fit what was typed.
+    fn find_templates(core, query: String) -> Vec<TemplateView> { core.find_templates(&query).await }
     fn get_prescription(core, id: String) -> PrescriptionView { core.get_prescription(&id).await }
     /// A new draft for the patient (`id` null) or changes to a draft.
     fn save_draft(core, patient_id: String, id: Option<String>, form: DraftForm) -> PrescriptionOutcome {

@@ -10,14 +10,14 @@ mod support;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use rxdesk_lib::index::Index;
+use rxdesk_lib::index::{Index, UsedTemplate};
 use rxdesk_lib::ipc::{
     AlertKind, AppStatus, ChangeStatus, ChoiceView, ClinicalEdit, CommandError, DraftForm,
     DraftStatus, EntryInput, LinkEvent, LinkTarget, NetworkCheck, OrderOutcome, OrderState,
     OrderView, PatientInput, PatientOutcome, PatientRecord, PatientSummary, PatientWork,
     PharmacyAnswer, PharmacySearch, PrescriptionOutcome, PrescriptionView, RecordKind, Revocation,
     SessionStorage, Sex, SignInEvent, SignInFailure, SignOutSummary, SignRequest, SignResult,
-    SigningProgress, SigningState, WorkLists,
+    SigningProgress, SigningState, TemplateView, WorkLists,
 };
 use rxdesk_lib::session_store::SessionStore;
 use serde_json::{Value, json};
@@ -981,6 +981,65 @@ fn a_draft_from_a_template_is_saved_with_the_templates_drug_and_directions() {
     assert_eq!(rx.dispense.quantity, Some(30.0));
     assert_eq!(rx.signing, SigningState::Unsigned);
     assert_eq!(rx.patient_id.as_deref(), Some(patient.id.as_str()));
+}
+
+fn find_templates(app: &TestApp, query: &str) -> Vec<TemplateView> {
+    app.ok("find_templates", json!({ "query": query }))
+}
+
+#[test]
+fn a_template_used_here_is_offered_by_name() {
+    let (_sandbox, app) = signed_in(ADA);
+    let patient = add_patient(&app, "Otto", "Offered");
+    assert!(
+        find_templates(&app, "lisinopril").is_empty(),
+        "offered before use"
+    );
+
+    let _ = draft(&app, &patient.id, &template(LISINOPRIL_TEMPLATE));
+    let offered = find_templates(&app, "lisinopril");
+
+    assert_eq!(
+        offered,
+        [TemplateView {
+            id: LISINOPRIL_TEMPLATE.into(),
+            name: Some("Lisinopril 10 mg daily".into()),
+            drug_name: "Lisinopril 10 MG Oral Tablet".into(),
+        }]
+    );
+}
+
+#[test]
+fn a_template_the_network_does_not_know_here_is_no_longer_offered() {
+    let sandbox = sandbox();
+    let dir = tempfile::tempdir().unwrap();
+    let index_file = dir.path().join("index.sqlite");
+    Index::open(&index_file)
+        .unwrap()
+        .remember_template(
+            &maple_scope(),
+            &UsedTemplate {
+                id: "tmpl_withdrawn".into(),
+                name: Some("Withdrawn template".into()),
+                drug_name: "Lisinopril 10 MG Oral Tablet".into(),
+            },
+        )
+        .unwrap();
+    let app = TestApp::start(Options {
+        index_file: Some(index_file),
+        ..Options::new(&sandbox, &mock_keyring())
+    });
+    app.sign_in_as(ADA);
+    let patient = add_patient(&app, "Wanda", "Withdrawn");
+    assert_eq!(find_templates(&app, "withdrawn").len(), 1);
+
+    let outcome = save_draft(&app, &patient.id, None, &template("tmpl_withdrawn"));
+
+    assert!(
+        matches!(outcome, PrescriptionOutcome::NotSaved { .. }),
+        "{outcome:?}"
+    );
+    assert!(find_templates(&app, "withdrawn").is_empty());
 }
 
 #[test]

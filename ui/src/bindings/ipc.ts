@@ -186,6 +186,16 @@ export type DraftForm = { templateId: string | null,
  */
 drugId: string | null, instructions: string | null, quantity: number | null, unit: string | null, daysSupply: number | null, refills: number | null, };
 
+export type TemplateView = { id: string, 
+/**
+ * The template's own name, when the network said it.
+ */
+name: string | null, 
+/**
+ * The drug the template produced, as the network named it.
+ */
+drugName: string, };
+
 export type PrescriptionOutcome = { "kind": "saved", prescription: PrescriptionView, notes: Array<ChangeNote>, } | { "kind": "notSaved", problems: Array<ChangeNote>, };
 
 export type SignRequest = { id: string, contentHash: string, };
@@ -286,6 +296,7 @@ export interface Commands {
   edit_clinical: { args: { id: string; edit: ClinicalEdit }; result: PatientOutcome };
   patient_work: { args: { id: string }; result: PatientWork };
   look_up_drug: { args: { query: string }; result: Array<ChoiceView> };
+  find_templates: { args: { query: string }; result: Array<TemplateView> };
   get_prescription: { args: { id: string }; result: PrescriptionView };
   save_draft: { args: { patientId: string; id: string | null; form: DraftForm }; result: PrescriptionOutcome };
   sign_prescriptions: { args: { items: Array<SignRequest> }; result: Array<SignResult> };

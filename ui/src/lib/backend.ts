@@ -92,6 +92,7 @@ export const api = {
   editClinical: (id: string, edit: ClinicalEdit) => call('edit_clinical', { id, edit }),
   patientWork: (id: string) => call('patient_work', { id }),
   lookUpDrug: (query: string) => call('look_up_drug', { query }),
+  findTemplates: (query: string) => call('find_templates', { query }),
   getPrescription: (id: string) => call('get_prescription', { id }),
   saveDraft: (patientId: string, id: string | null, form: DraftForm) =>
     call('save_draft', { patientId, id, form }),

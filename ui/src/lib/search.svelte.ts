@@ -1,5 +1,6 @@
 // Search as you type: debounced, and only the answer to the latest query is
-// shown (an older answer arriving late is dropped).
+// shown (an older answer arriving late is dropped). An empty query clears,
+// unless the search lists everything it knows for one (`emptyToo`).
 import { FormStatus } from './forms.svelte';
 
 export class LatestSearch<T> {
@@ -14,14 +15,15 @@ export class LatestSearch<T> {
   constructor(
     private fetch: (query: string) => Promise<T[]>,
     private delay = 250,
+    private emptyToo = false,
   ) {}
 
-  /** The text changed: search after a pause; an empty query clears. */
+  /** The text changed: search after a pause; an empty query clears (unless `emptyToo`). */
   input(text: string): void {
     clearTimeout(this.timer);
     const mine = ++this.generation;
     const query = text.trim();
-    if (query === '') {
+    if (query === '' && !this.emptyToo) {
       this.results = null;
       this.pending = false;
       this.status.clear();

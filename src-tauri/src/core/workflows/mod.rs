@@ -1,7 +1,8 @@
 //! The clinic's work on the Network API: [`patients`] (search, add, edit, the
 //! clinical record), [`prescriptions`] (drug look-up, drafts, signing by content
-//! hash), [`orders`] (drafts, pharmacy, send, cancel) and [`lists`] (the work
-//! lists read from the local index). Each is a call to `rxdesk-client`'s
+//! hash), [`templates`] (the templates drafted from here, offered by name),
+//! [`orders`] (drafts, pharmacy, send, cancel) and [`lists`] (the work lists
+//! read from the local index). Each is a call to `rxdesk-client`'s
 //! `Network` through [`AppCore::with_network`], its answer turned into IPC shapes
 //! by `crate::convert`, and the ids it touched written to the index.
 
@@ -9,6 +10,7 @@ mod lists;
 mod orders;
 mod patients;
 mod prescriptions;
+mod templates;
 
 use rxdesk_client::network::documents::Change;
 

@@ -98,6 +98,15 @@ impl AppCore {
                 .await?
             }
         };
+        match &outcome {
+            Outcome::Record {
+                record: Some(saved),
+                applied,
+                ..
+            } => self.template_used(&scope, form, saved, applied),
+            Outcome::Record { unapplied, .. } => self.template_refused(&scope, form, unapplied),
+            Outcome::Ambiguous { .. } => {}
+        }
         Ok(self.prescription_outcome(&scope, outcome))
     }
 
