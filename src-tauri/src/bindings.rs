@@ -57,6 +57,7 @@ pub fn typescript_bindings() -> String {
         AlertView::decl(&cfg),
         PrescriptionView::decl(&cfg),
         DraftForm::decl(&cfg),
+        TemplateView::decl(&cfg),
         PrescriptionOutcome::decl(&cfg),
         SignRequest::decl(&cfg),
         SignResult::decl(&cfg),

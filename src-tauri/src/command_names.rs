@@ -22,6 +22,7 @@ pub const COMMANDS: &[&str] = &[
     "edit_clinical",
     "patient_work",
     "look_up_drug",
+    "find_templates",
     "get_prescription",
     "save_draft",
     "sign_prescriptions",

@@ -196,6 +196,9 @@ commands! {
     fn look_up_drug(core, action: Option<ActionId>, query: String) -> Vec<ChoiceView> {
         core.act(action, Safety::Read, String::new, core.look_up_drug(&query)).await
     }
+    /// The templates drafted from at this workstation whose names fit what was
+    /// typed (the local index only: no network call).
+    fn find_templates(core, query: String) -> Vec<TemplateView> { core.find_templates(&query).await }
     fn get_prescription(core, action: Option<ActionId>, id: String) -> PrescriptionView {
         core.act(action, Safety::Read, String::new, core.get_prescription(&id)).await
     }

@@ -1,8 +1,11 @@
 //! The local index: the ids of the patients, prescriptions and orders this
 //! workstation created or opened, per environment and organization, so the app
 //! can list "Recent patients", "Drafts awaiting signature" and "Open orders" on a
-//! network that has no list queries. It holds ids and times only — never a
-//! name, a date of birth or any other patient data; records are fetched live.
+//! network that has no list queries. For records it holds ids and times only —
+//! never a name, a date of birth or any other patient data; records are fetched
+//! live. Beside them, `index/templates.rs` keeps the templates drafted from
+//! here with their names and their drug's: catalog data, the same for every
+//! patient, never patient data.
 //!
 //! SQLite in the app's data directory (`index.sqlite`, created `0600`): every
 //! write is one statement, atomic on its own, and survives a crash of the app.
@@ -14,6 +17,10 @@ use std::sync::Mutex;
 use rusqlite::{Connection, OptionalExtension as _, params};
 
 use crate::ipc::RecordKind;
+
+mod templates;
+
+pub use templates::UsedTemplate;
 
 /// How many rows of each kind a list shows.
 pub const LIST_LIMIT: usize = 20;
@@ -31,6 +38,12 @@ pub enum IndexError {
 pub struct Scope {
     pub environment: String,
     pub organization: String,
+}
+
+impl Scope {
+    fn key(&self) -> (&str, &str) {
+        (&self.environment, &self.organization)
+    }
 }
 
 /// One indexed record.
@@ -85,6 +98,7 @@ impl Index {
 
     fn with(conn: Connection) -> Result<Self, IndexError> {
         conn.execute_batch(SCHEMA)?;
+        conn.execute_batch(templates::SCHEMA)?;
         Ok(Self {
             conn: Mutex::new(conn),
         })
@@ -201,6 +215,31 @@ impl Index {
             )
             .optional()?
             .flatten())
+    }
+
+    /// Records that `template` was drafted from now (`index/templates.rs`).
+    pub fn remember_template(
+        &self,
+        scope: &Scope,
+        template: &UsedTemplate,
+    ) -> Result<(), IndexError> {
+        Ok(templates::remember(&self.conn(), scope.key(), template)?)
+    }
+
+    /// The templates drafted from here whose name, drug or id holds `query`,
+    /// most recently used first.
+    pub fn templates(
+        &self,
+        scope: &Scope,
+        query: &str,
+        limit: usize,
+    ) -> Result<Vec<UsedTemplate>, IndexError> {
+        Ok(templates::find(&self.conn(), scope.key(), query, limit)?)
+    }
+
+    /// Drops a template the network no longer knows in this organization.
+    pub fn forget_template(&self, scope: &Scope, id: &str) -> Result<(), IndexError> {
+        Ok(templates::forget(&self.conn(), scope.key(), id)?)
     }
 
     /// Drops an id the network no longer answers for.

@@ -2,15 +2,27 @@
 //! in-process on loopback with the demo fixture, its data under the app's data
 //! directory. Started on first use and kept for the life of the app.
 //!
-//! Its origin is its issuer, and sessions are bound to the issuer that issued
-//! them: so a sandbox keeping data reuses the port it had last time (recorded in
-//! its data directory) whenever that port is free, and a restart keeps the
-//! session working.
+//! Its issuer is kept in its data directory (the origin of its first start),
+//! so a restart on another port keeps every token it issued valid; a session is
+//! bound to the addresses that issued it, and follows the built-in sandbox to a
+//! new port only because it keeps that issuer (`core/session.rs`). It still
+//! reuses the port it had last time (recorded in its data directory) whenever
+//! that port is free, so its address, shown on the Settings screen, rarely
+//! changes.
 
 #[cfg(not(feature = "sandbox"))]
 pub use absent::LocalSandbox;
+
 #[cfg(feature = "sandbox")]
 pub use built_in::LocalSandbox;
+
+/// Where the built-in sandbox listens, and the issuer it names itself by (the
+/// same across restarts on other ports).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Address {
+    pub url: url::Url,
+    pub issuer: String,
+}
 
 /// A production build: no sandbox compiled in, and none offered.
 #[cfg(not(feature = "sandbox"))]
@@ -35,7 +47,7 @@ mod absent {
             Self
         }
 
-        pub async fn url(&self) -> Result<Url, String> {
+        pub async fn address(&self) -> Result<super::Address, String> {
             Err("This build of Rx Desk has no built-in sandbox: add your network on the Settings screen.".to_owned())
         }
 
@@ -55,6 +67,17 @@ mod built_in {
     use rxdesk_sandbox::{Config, Sandbox, Storage};
     use tokio::sync::Mutex;
     use url::Url;
+
+    use super::Address;
+
+    impl Address {
+        fn of(sandbox: &Sandbox) -> Self {
+            Self {
+                url: sandbox.url().clone(),
+                issuer: sandbox.issuer().to_owned(),
+            }
+        }
+    }
 
     /// A sandbox started on demand.
     #[derive(Debug)]
@@ -83,11 +106,11 @@ mod built_in {
             }
         }
 
-        /// The sandbox's origin, starting it first if needed.
-        pub async fn url(&self) -> Result<Url, String> {
+        /// Where the sandbox listens and its issuer, starting it first if needed.
+        pub async fn address(&self) -> Result<Address, String> {
             let mut running = self.running.lock().await;
             if let Some(sandbox) = running.as_ref() {
-                return Ok(sandbox.url().clone());
+                return Ok(Address::of(sandbox));
             }
             let remembered = match &self.storage {
                 Storage::Data(dir) => {
@@ -114,14 +137,14 @@ mod built_in {
             };
             let sandbox = started.map_err(|e| format!("the local sandbox did not start: {e}"))?;
             tracing::info!(url = %sandbox.url(), "local sandbox started");
-            let url = sandbox.url().clone();
-            if let (Storage::Data(dir), Some(port)) = (&self.storage, url.port())
+            let address = Address::of(&sandbox);
+            if let (Storage::Data(dir), Some(port)) = (&self.storage, address.url.port())
                 && let Err(e) = remember_port(dir, port)
             {
                 tracing::warn!(error = %e, "the local sandbox's port is not recorded");
             }
             *running = Some(sandbox);
-            Ok(url)
+            Ok(address)
         }
 
         /// Stops the sandbox if it runs (the app's end, or a test's restart).
@@ -161,17 +184,35 @@ mod built_in {
         use super::*;
 
         #[tokio::test]
-        async fn a_restarted_local_sandbox_keeps_its_origin_and_so_its_issuer() {
+        async fn a_restarted_local_sandbox_keeps_its_origin_and_its_issuer() {
             let dir = tempfile::tempdir().unwrap();
             let first = LocalSandbox::on_disk(dir.path().join("sandbox"));
-            let before = first.url().await.unwrap();
+            let before = first.address().await.unwrap();
             first.stop().await;
 
             let again = LocalSandbox::on_disk(dir.path().join("sandbox"));
-            let after = again.url().await.unwrap();
+            let after = again.address().await.unwrap();
             again.stop().await;
 
             assert_eq!(before, after);
+        }
+
+        #[tokio::test]
+        async fn a_local_sandbox_moved_off_its_taken_port_keeps_its_issuer() {
+            let dir = tempfile::tempdir().unwrap();
+            let data = dir.path().join("sandbox");
+            let first = LocalSandbox::on_disk(data.clone());
+            let before = first.address().await.unwrap();
+            first.stop().await;
+            let holder = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            remember_port(&data, holder.local_addr().unwrap().port()).unwrap();
+
+            let again = LocalSandbox::on_disk(data);
+            let after = again.address().await.unwrap();
+            again.stop().await;
+
+            assert_ne!(after.url, before.url);
+            assert_eq!(after.issuer, before.issuer);
         }
 
         #[tokio::test]
@@ -184,11 +225,11 @@ mod built_in {
             remember_port(&data, taken).unwrap();
 
             let sandbox = LocalSandbox::on_disk(data.clone());
-            let url = sandbox.url().await.unwrap();
+            let address = sandbox.address().await.unwrap();
             sandbox.stop().await;
 
-            assert_ne!(url.port(), Some(taken));
-            assert_eq!(remembered_port(&data), url.port());
+            assert_ne!(address.url.port(), Some(taken));
+            assert_eq!(remembered_port(&data), address.url.port());
         }
     }
 }

@@ -10,14 +10,14 @@ mod support;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use rxdesk_lib::index::Index;
+use rxdesk_lib::index::{Index, UsedTemplate};
 use rxdesk_lib::ipc::{
     AlertKind, AppStatus, ChangeStatus, ChoiceView, ClinicalEdit, CommandError, DraftForm,
     DraftStatus, EntryInput, LinkEvent, LinkTarget, NetworkCheck, OrderOutcome, OrderState,
     OrderView, PatientInput, PatientOutcome, PatientRecord, PatientSummary, PatientWork,
     PharmacyAnswer, PharmacySearch, PrescriptionOutcome, PrescriptionView, RecordKind, Revocation,
     SessionStorage, Sex, SignInEvent, SignInFailure, SignOutSummary, SignRequest, SignResult,
-    SigningState, WorkLists,
+    SigningProgress, SigningState, TemplateView, WorkLists,
 };
 use rxdesk_lib::session_store::SessionStore;
 use serde_json::{Value, json};
@@ -652,6 +652,58 @@ fn the_built_in_local_sandbox_starts_in_process_and_takes_the_demo_accounts() {
     assert!(keyring.load("sandbox").unwrap().is_some());
 }
 
+/// Makes the built-in sandbox of `dir` find its recorded port taken at its
+/// next start (as another program would hold it), so it starts on another.
+fn hold_the_recorded_port(dir: &std::path::Path) -> std::net::TcpListener {
+    let holder = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = holder.local_addr().unwrap().port();
+    std::fs::write(dir.join("port"), format!("{port}\n")).unwrap();
+    holder
+}
+
+#[test]
+fn a_session_follows_the_local_sandbox_restarted_on_another_port() {
+    let keyring = mock_keyring();
+    let data = tempfile::tempdir().unwrap();
+    let before = {
+        let app = TestApp::start(Options::built_in_on_disk(&keyring, data.path()));
+        app.sign_in_as(ADA);
+        status(&app).environments[0].auth_url.clone()
+    };
+    let _taken = hold_the_recorded_port(data.path());
+
+    let restarted = TestApp::start(Options::built_in_on_disk(&keyring, data.path()));
+    let after = status(&restarted);
+
+    assert_ne!(
+        after.environments[0].auth_url, before,
+        "started on another port"
+    );
+    assert_eq!(after.session.expect("still signed in").user_email, ADA);
+    assert_eq!(find_patients(&restarted, "Delgado").len(), 1);
+}
+
+#[test]
+fn a_session_of_another_local_sandbox_is_not_taken_up() {
+    let keyring = mock_keyring();
+    let first = tempfile::tempdir().unwrap();
+    {
+        let app = TestApp::start(Options::built_in_on_disk(&keyring, first.path()));
+        app.sign_in_as(ADA);
+    }
+    // Another data directory: another sandbox, with an issuer of its own.
+    let other = tempfile::tempdir().unwrap();
+
+    let restarted = TestApp::start(Options::built_in_on_disk(&keyring, other.path()));
+
+    assert!(
+        status(&restarted).session.is_none(),
+        "another sandbox's session was taken up"
+    );
+    assert!(keyring.load("sandbox").unwrap().is_none());
+    assert!(is_signed_out(&restarted), "still signed in");
+}
+
 #[test]
 fn the_network_check_finds_the_sandbox_compatible_with_what_the_app_sends() {
     let (_sandbox, app) = signed_in(ADA);
@@ -929,6 +981,65 @@ fn a_draft_from_a_template_is_saved_with_the_templates_drug_and_directions() {
     assert_eq!(rx.dispense.quantity, Some(30.0));
     assert_eq!(rx.signing, SigningState::Unsigned);
     assert_eq!(rx.patient_id.as_deref(), Some(patient.id.as_str()));
+}
+
+fn find_templates(app: &TestApp, query: &str) -> Vec<TemplateView> {
+    app.ok("find_templates", json!({ "query": query }))
+}
+
+#[test]
+fn a_template_used_here_is_offered_by_name() {
+    let (_sandbox, app) = signed_in(ADA);
+    let patient = add_patient(&app, "Otto", "Offered");
+    assert!(
+        find_templates(&app, "lisinopril").is_empty(),
+        "offered before use"
+    );
+
+    let _ = draft(&app, &patient.id, &template(LISINOPRIL_TEMPLATE));
+    let offered = find_templates(&app, "lisinopril");
+
+    assert_eq!(
+        offered,
+        [TemplateView {
+            id: LISINOPRIL_TEMPLATE.into(),
+            name: Some("Lisinopril 10 mg daily".into()),
+            drug_name: "Lisinopril 10 MG Oral Tablet".into(),
+        }]
+    );
+}
+
+#[test]
+fn a_template_the_network_does_not_know_here_is_no_longer_offered() {
+    let sandbox = sandbox();
+    let dir = tempfile::tempdir().unwrap();
+    let index_file = dir.path().join("index.sqlite");
+    Index::open(&index_file)
+        .unwrap()
+        .remember_template(
+            &maple_scope(),
+            &UsedTemplate {
+                id: "tmpl_withdrawn".into(),
+                name: Some("Withdrawn template".into()),
+                drug_name: "Lisinopril 10 MG Oral Tablet".into(),
+            },
+        )
+        .unwrap();
+    let app = TestApp::start(Options {
+        index_file: Some(index_file),
+        ..Options::new(&sandbox, &mock_keyring())
+    });
+    app.sign_in_as(ADA);
+    let patient = add_patient(&app, "Wanda", "Withdrawn");
+    assert_eq!(find_templates(&app, "withdrawn").len(), 1);
+
+    let outcome = save_draft(&app, &patient.id, None, &template("tmpl_withdrawn"));
+
+    assert!(
+        matches!(outcome, PrescriptionOutcome::NotSaved { .. }),
+        "{outcome:?}"
+    );
+    assert!(find_templates(&app, "withdrawn").is_empty());
 }
 
 #[test]

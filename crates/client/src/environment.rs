@@ -1,6 +1,7 @@
 //! Which network to talk to: [`Environment`] (auth server, API, audience, the
-//! Application `client_id`, an optional fixed callback port) read from TOML or
-//! environment variables, and [`BackendCredentials`] for machine tokens.
+//! Application `client_id`, an optional fixed callback port, the issuer when it
+//! is not the auth server's address) read from TOML or environment variables,
+//! and [`BackendCredentials`] for machine tokens.
 //!
 //! A desktop environment is a *public* client: one that carries a `client_secret`
 //! is refused ([`EnvironmentError::SecretInPublicClient`]), as the contract refuses
@@ -27,6 +28,10 @@ pub const VAR_CLIENT_ID: &str = "RXDESK_CLIENT_ID";
 pub const VAR_CLIENT_SECRET: &str = "RXDESK_CLIENT_SECRET";
 /// `RXDESK_CALLBACK_PORT`: optional fixed port of the sign-in listener.
 pub const VAR_CALLBACK_PORT: &str = "RXDESK_CALLBACK_PORT";
+/// `RXDESK_ISSUER`: optional; the authorization server's issuer when it is not
+/// `RXDESK_AUTH_URL` (a sandbox restarted on another port keeps the issuer of
+/// its data directory's first start, and says so when it starts).
+pub const VAR_ISSUER: &str = "RXDESK_ISSUER";
 
 /// Why an environment cannot be used. Each message names the setting to fix.
 #[derive(Debug, thiserror::Error)]
@@ -63,6 +68,8 @@ pub struct Environment {
     audience: String,
     client_id: String,
     callback_port: Option<u16>,
+    /// The issuer identifier, when it is not `auth_url` (see [`Environment::issuer`]).
+    issuer: Option<String>,
     /// Sign-in refuses an authorization response without `iss` (RFC 9207).
     require_issuer: bool,
 }
@@ -98,6 +105,7 @@ impl Environment {
             audience,
             client_id,
             callback_port: None,
+            issuer: None,
             require_issuer: false,
         })
     }
@@ -122,9 +130,22 @@ impl Environment {
         self
     }
 
-    /// The authorization server's issuer: `auth_url` without its trailing slash.
+    /// The same environment whose authorization server names itself `issuer`
+    /// (`iss`, RFC 9207) rather than its address: a sandbox restarted on another
+    /// port keeps the issuer of its data directory's first start. Checked as
+    /// `auth_url` is (https unless loopback).
+    pub fn with_issuer(mut self, issuer: &str) -> Result<Self, EnvironmentError> {
+        let url = checked_url("issuer", issuer)?;
+        self.issuer = Some(url.as_str().trim_end_matches('/').to_owned());
+        Ok(self)
+    }
+
+    /// The authorization server's issuer: the one given by
+    /// [`Environment::with_issuer`], or else `auth_url` without its trailing slash.
     pub fn issuer(&self) -> &str {
-        self.auth_url.as_str().trim_end_matches('/')
+        self.issuer
+            .as_deref()
+            .unwrap_or_else(|| self.auth_url.as_str().trim_end_matches('/'))
     }
 
     /// True when sign-in refuses an authorization response without `iss`.
@@ -184,7 +205,8 @@ impl Environment {
     }
 
     /// A desktop environment from `RXDESK_AUTH_URL`, `RXDESK_API_URL`,
-    /// `RXDESK_AUDIENCE`, `RXDESK_CLIENT_ID` and optionally `RXDESK_CALLBACK_PORT`.
+    /// `RXDESK_AUDIENCE`, `RXDESK_CLIENT_ID` and optionally `RXDESK_CALLBACK_PORT`
+    /// and `RXDESK_ISSUER`.
     /// Refused when `RXDESK_CLIENT_SECRET` is set too.
     pub fn from_env() -> Result<Self, EnvironmentError> {
         Self::from_vars(|name| std::env::var(name).ok())
@@ -246,6 +268,12 @@ impl Environment {
             get(VAR_CLIENT_ID)?,
         )
         .map_err(|e| rename_setting(e, VAR_AUTH_URL, VAR_API_URL))?;
+        let env = match var(VAR_ISSUER).filter(|v| !v.is_empty()) {
+            Some(issuer) => env
+                .with_issuer(&issuer)
+                .map_err(|e| rename_setting(e, VAR_AUTH_URL, VAR_API_URL))?,
+            None => env,
+        };
         Ok(env.with_callback_port(port))
     }
 
@@ -401,6 +429,7 @@ fn rename_setting(e: EnvironmentError, auth: &'static str, api: &'static str) ->
     let rename = |s: &'static str| match s {
         "auth_url" => auth,
         "api_url" => api,
+        "issuer" => VAR_ISSUER,
         other => other,
     };
     match e {
@@ -476,6 +505,31 @@ mod tests {
         assert_eq!(env.audience(), "https://api.example/");
         assert_eq!(env.client_id(), "desktop-app");
         assert_eq!(env.callback_port(), None);
+    }
+
+    #[test]
+    fn the_issuer_is_the_auth_url_unless_one_is_named() {
+        let mut pairs = DESKTOP.to_vec();
+        let plain = Environment::from_vars(vars(&pairs)).unwrap();
+        pairs.push((VAR_ISSUER, "https://issuer.example/"));
+
+        let named = Environment::from_vars(vars(&pairs)).unwrap();
+
+        assert_eq!(plain.issuer(), "https://auth.example");
+        assert_eq!(named.issuer(), "https://issuer.example");
+        assert_eq!(named.auth_url().as_str(), "https://auth.example/");
+    }
+
+    #[test]
+    fn an_issuer_variable_in_plain_http_off_loopback_is_refused_by_name() {
+        let mut pairs = DESKTOP.to_vec();
+        pairs.push((VAR_ISSUER, "http://issuer.example"));
+
+        let err = Environment::from_vars(vars(&pairs)).unwrap_err();
+
+        assert!(
+            matches!(err, EnvironmentError::InsecureUrl { setting, .. } if setting == VAR_ISSUER)
+        );
     }
 
     #[test]

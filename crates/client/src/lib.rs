@@ -52,7 +52,7 @@ use std::sync::Arc;
 
 pub use environment::{
     BackendCredentials, Environment, EnvironmentError, Preset, VAR_API_URL, VAR_AUDIENCE,
-    VAR_AUTH_URL, VAR_CALLBACK_PORT, VAR_CLIENT_ID, VAR_CLIENT_SECRET,
+    VAR_AUTH_URL, VAR_CALLBACK_PORT, VAR_CLIENT_ID, VAR_CLIENT_SECRET, VAR_ISSUER,
 };
 pub use error::ClientError;
 pub use idempotency::{IdempotencyKey, InvalidKey, MAX_KEY_CHARS};

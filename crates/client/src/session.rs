@@ -49,14 +49,18 @@ pub struct SessionOrganization {
     pub name: String,
 }
 
-/// Where a session was issued: the environment's addresses and client. A
-/// session is only ever sent back to the same ones.
+/// Where a session was issued: the environment's addresses, issuer and client.
+/// A session is only ever sent back to the same ones.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IssuedFor {
     auth: String,
     api: String,
     aud: String,
     cid: String,
+    /// The issuer (`None` only for sessions stored before it was recorded:
+    /// theirs was the `auth` address).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    iss: Option<String>,
 }
 
 impl IssuedFor {
@@ -66,7 +70,25 @@ impl IssuedFor {
             api: environment.api_url().to_string(),
             aud: environment.audience().to_owned(),
             cid: environment.client_id().to_owned(),
+            iss: Some(environment.issuer().to_owned()),
         }
+    }
+
+    fn issuer(&self) -> &str {
+        self.iss
+            .as_deref()
+            .unwrap_or_else(|| self.auth.trim_end_matches('/'))
+    }
+
+    /// The same issuer, audience and client: the same network and Application,
+    /// wherever it listens.
+    fn same_issuer(&self, other: &Self) -> bool {
+        self.issuer() == other.issuer() && self.aud == other.aud && self.cid == other.cid
+    }
+
+    /// The same network at the same addresses.
+    fn same(&self, other: &Self) -> bool {
+        self.same_issuer(other) && self.auth == other.auth && self.api == other.api
     }
 }
 
@@ -128,9 +150,29 @@ impl Session {
     }
 
     /// Whether `environment` issued this session: same authorization server,
-    /// API, audience and client. A session is never sent anywhere else.
+    /// API, issuer, audience and client. A session is never sent anywhere else.
     pub fn issued_by(&self, environment: &Environment) -> bool {
-        self.issued_for.as_ref() == Some(&IssuedFor::of(environment))
+        self.issued_for
+            .as_ref()
+            .is_some_and(|issued| issued.same(&IssuedFor::of(environment)))
+    }
+
+    /// This session bound to `environment`'s addresses, when `environment` is
+    /// the network that issued it listening elsewhere now: the issuer recorded
+    /// at sign-in, the same audience and client. `None` for a session of
+    /// another network, or one stored before its issuer was recorded.
+    ///
+    /// Only for a network whose issuer the caller itself vouches for — the
+    /// app's built-in sandbox, which it starts from the data directory that
+    /// keeps that issuer (a restart on another port keeps it). An issuer read
+    /// from a configuration says nothing about who answers at a new address.
+    pub fn moved_to(&self, environment: &Environment) -> Option<Session> {
+        let issued = self.issued_for.as_ref()?;
+        let here = IssuedFor::of(environment);
+        (issued.iss.is_some() && issued.same_issuer(&here)).then(|| Session {
+            issued_for: Some(here),
+            ..self.clone()
+        })
     }
 
     /// The bearer token. Never log it.
@@ -538,6 +580,46 @@ mod tests {
         assert!(s.issued_by(&maple()));
         assert!(!s.issued_by(&moved));
         assert!(!s.issued_by(&maple().with_client_id("another-app")));
+    }
+
+    #[test]
+    fn a_session_follows_its_issuer_to_a_new_address_and_nowhere_else() {
+        let sandbox = |port: u16| {
+            let url = url::Url::parse(&format!("http://127.0.0.1:{port}")).unwrap();
+            Environment::sandbox(&url).unwrap()
+        };
+        let first = sandbox(41001)
+            .with_issuer("http://127.0.0.1:41001")
+            .unwrap();
+        let s = Session {
+            issued_for: Some(IssuedFor::of(&first)),
+            ..session()
+        };
+        let restarted = sandbox(52002)
+            .with_issuer("http://127.0.0.1:41001")
+            .unwrap();
+        let another = sandbox(52002);
+
+        let moved = s.moved_to(&restarted).expect("the same issuer");
+
+        assert!(!s.issued_by(&restarted));
+        assert!(moved.issued_by(&restarted));
+        assert!(s.moved_to(&another).is_none());
+        assert!(
+            s.moved_to(&restarted.with_client_id("another-app"))
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_session_stored_before_its_issuer_was_recorded_still_belongs_to_its_addresses_only() {
+        let mut json = serde_json::to_value(session()).unwrap();
+        json["for"].as_object_mut().unwrap().remove("iss");
+
+        let old: Session = serde_json::from_value(json).unwrap();
+
+        assert!(old.issued_by(&maple()));
+        assert!(old.moved_to(&maple()).is_none());
     }
 
     #[test]

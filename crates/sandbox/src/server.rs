@@ -20,6 +20,7 @@ use tokio::task::JoinHandle;
 use tower_http::limit::RequestBodyLimitLayer;
 use url::Url;
 
+use crate::auth::issuer::IssuerError;
 use crate::auth::keys::{KeyError, SigningKeys};
 use crate::body_limit::MAX_BODY_BYTES;
 use crate::config::{Config, Storage};
@@ -43,6 +44,8 @@ pub enum StartError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Keys(#[from] KeyError),
+    #[error(transparent)]
+    Issuer(#[from] IssuerError),
     #[error("cannot listen on {addr}: {source}")]
     Bind {
         addr: SocketAddr,
@@ -60,6 +63,7 @@ pub enum StartError {
 pub struct Sandbox {
     addr: SocketAddr,
     url: Url,
+    issuer: String,
     control_url: Option<Url>,
     link: Link,
     /// Set to `true` to stop every listener (dropping it does too).
@@ -109,18 +113,24 @@ impl Sandbox {
             addr: config.listen,
             source,
         })?;
-        let issuer = format!("http://{addr}");
-        let url = Url::parse(&issuer).map_err(|_| StartError::Bind {
+        let origin = format!("http://{addr}");
+        let url = Url::parse(&origin).map_err(|_| StartError::Bind {
             addr,
             source: std::io::Error::other("listening address is not a valid URL"),
         })?;
+        // A data directory keeps the issuer of its first start, whatever the port now.
+        let issuer = match &config.storage {
+            Storage::Data(dir) => crate::auth::issuer::load_or_create(dir, &origin)?,
+            Storage::InMemory => origin.clone(),
+        };
 
         let state = AppState {
             db,
             catalog: Arc::new(catalog),
             keys: Arc::new(keys),
             config: Arc::new(config),
-            issuer: issuer.into(),
+            issuer: issuer.as_str().into(),
+            origin: origin.into(),
             demo_accounts: fixture.demo_accounts().into(),
             login_limiter: Arc::default(),
         };
@@ -167,10 +177,12 @@ impl Sandbox {
             control_url = Url::parse(&format!("http://{control_addr}")).ok();
             tracing::info!(addr = %control_addr, "control endpoint started");
         }
-        tracing::info!(%addr, "sandbox started");
+        // The issuer differs from the address after a restart on another port.
+        tracing::info!(%addr, %issuer, "sandbox started");
         Ok(Self {
             addr,
             url,
+            issuer,
             control_url,
             link,
             shutdown,
@@ -186,6 +198,14 @@ impl Sandbox {
     /// `http://127.0.0.1:PORT`: both `{auth_url}` and `{base_url}` of the contract.
     pub fn url(&self) -> &Url {
         &self.url
+    }
+
+    /// The issuer of its tokens and authorization responses (`iss`): the
+    /// origin of the data directory's first start, kept across restarts on
+    /// other ports; for an in-memory sandbox, [`Sandbox::url`] without its
+    /// trailing slash.
+    pub fn issuer(&self) -> &str {
+        &self.issuer
     }
 
     /// `http://127.0.0.1:PORT` of the control endpoint, when it was asked for

@@ -1,5 +1,5 @@
 //! The state every HTTP handler shares: the database, the signing keys, the
-//! configuration and the sandbox's own origin (its issuer).
+//! configuration, the sandbox's issuer and the origin it listens on now.
 
 use std::sync::Arc;
 
@@ -15,9 +15,13 @@ pub struct AppState {
     pub catalog: Arc<crate::catalog::Catalog>,
     pub keys: Arc<SigningKeys>,
     pub config: Arc<Config>,
-    /// `http://127.0.0.1:PORT`: the `iss` of every token and the base of every
-    /// URL the sandbox advertises.
+    /// The `iss` of every token and authorization response, and discovery's
+    /// `issuer`: with a data directory, the origin of its first start, kept
+    /// there (`auth::issuer`); in memory, `origin`.
     pub issuer: Arc<str>,
+    /// `http://127.0.0.1:PORT` where the sandbox listens now: the base of every
+    /// address it advertises.
+    pub origin: Arc<str>,
     /// Shown on the sign-in page when the built-in demo fixture is loaded.
     pub demo_accounts: Arc<[crate::fixture::DemoAccount]>,
     /// Failed sign-in attempts per account (see `auth::limits`).

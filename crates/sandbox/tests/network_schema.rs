@@ -2,11 +2,15 @@
 //! (the client compiles its documents against it), and it is the real network's
 //! API: every type, field, argument, enum value and union member of
 //! `network-api.reference.graphql` (the vendor's documented schema) is served
-//! with the same type.
+//! with the same type — in the exported file and by introspection of a running
+//! sandbox, so a client generated from either equals one generated from the
+//! real schema.
 //!
 //! Regenerate after a schema change with:
 //! `UPDATE_SCHEMA=1 cargo test -p rxdesk-sandbox --test network_schema`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
 
 use std::path::PathBuf;
 
@@ -127,12 +131,13 @@ mod against_the_reference {
         out
     }
 
-    #[test]
-    fn the_sandbox_serves_the_real_networks_schema_type_for_type() {
-        let reference = shape(&schema("network-api.reference.graphql"));
-        let served = shape(&schema("schema.graphql"));
+    /// How `served` differs from `reference`, type by type (empty: not at all).
+    fn differences(
+        reference: &BTreeMap<String, Vec<String>>,
+        served: &BTreeMap<String, Vec<String>>,
+    ) -> Vec<String> {
         let mut differences = Vec::new();
-        for (name, lines) in &reference {
+        for (name, lines) in reference {
             match served.get(name) {
                 None => differences.push(format!("{name}: missing")),
                 Some(ours) if ours != lines => {
@@ -144,9 +149,56 @@ mod against_the_reference {
         for name in served.keys().filter(|n| !reference.contains_key(*n)) {
             differences.push(format!("{name}: served but not in the reference"));
         }
+        differences
+    }
+
+    #[test]
+    fn the_sandbox_serves_the_real_networks_schema_type_for_type() {
+        let reference = shape(&schema("network-api.reference.graphql"));
+        let served = shape(&schema("schema.graphql"));
+        let differences = differences(&reference, &served);
         assert!(
             differences.is_empty(),
             "schema drift:\n{}",
+            differences.join("\n")
+        );
+    }
+
+    #[tokio::test]
+    async fn introspection_serves_every_type_of_the_real_schema() {
+        use cynic::QueryBuilder as _;
+        use cynic_introspection::IntrospectionQuery;
+
+        use crate::support;
+
+        let sandbox = support::start_demo().await;
+        let token =
+            support::machine_token(&sandbox, support::MAPLE_BACKEND.0, support::MAPLE_BACKEND.1)
+                .await;
+
+        let answer: cynic::GraphQlResponse<IntrospectionQuery> = support::http()
+            .post(support::endpoint(&sandbox, "/graphql"))
+            .bearer_auth(token)
+            .json(&IntrospectionQuery::build(()))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        sandbox.shutdown().await;
+
+        assert!(answer.errors.is_none(), "{:?}", answer.errors);
+        let sdl = answer.data.unwrap().into_schema().unwrap().to_sdl();
+        let introspected = Schema::parse_and_validate(sdl, "introspection")
+            .unwrap_or_else(|e| panic!("the introspection answer is not a valid schema: {e}"));
+        let differences = differences(
+            &shape(&schema("network-api.reference.graphql")),
+            &shape(&introspected),
+        );
+        assert!(
+            differences.is_empty(),
+            "introspection differs from the real schema:\n{}",
             differences.join("\n")
         );
     }

@@ -1,5 +1,6 @@
 //! Prescriptions both ways: the network's prescription as the UI's view; the
-//! draft form, checked, as the network's prescription input.
+//! draft form, checked, as the network's prescription input; a saved draft's
+//! template as the local index keeps it, and as the draft form offers it.
 
 use rxdesk_client::network::Choice;
 use rxdesk_client::network::documents as net;
@@ -8,8 +9,10 @@ use super::common::choice_view;
 use super::input::{id, plain_text, trimmed};
 use super::patients::diagnosis;
 use super::vocabulary::{alert_kind, alert_severity, draft_status, signing_state};
+use crate::index::UsedTemplate;
 use crate::ipc::{
     AlertView, CommandError, DispenseView, DraftForm, DrugView, PrescriptionView, RecordKind,
+    TemplateView,
 };
 use crate::links::link;
 
@@ -137,4 +140,59 @@ pub fn form_changes(form: &DraftForm, saved: &PrescriptionView) -> Option<DraftF
         refills: differs(form.refills, d.refills),
     };
     (changes != DraftForm::default()).then_some(changes)
+}
+
+/// The template `form` drafted `saved` from, named as the network answered:
+/// `None` unless the form named a template alone (a drug chosen beside it
+/// wins, so the drug would not be the template's) and the network applied it.
+pub fn used_template(
+    form: &DraftForm,
+    saved: &net::Prescription,
+    applied: &[net::Change],
+) -> Option<UsedTemplate> {
+    let asked = trimmed(form.template_id.as_deref())?;
+    if trimmed(form.drug_id.as_deref()).is_some()
+        || saved.template_id.as_ref().map(cynic::Id::inner) != Some(asked.as_str())
+    {
+        return None;
+    }
+    // The applied `templateId` change resolves the template, naming it.
+    let name = applied
+        .iter()
+        .filter(|c| c.key == "templateId" && c.status == net::ChangeStatus::Applied)
+        .find_map(|c| match &c.detail {
+            net::ChangeDetail::EntityResolutionDetail(d) => d.input_text.clone(),
+            _ => None,
+        })
+        .map(|name| name.trim().to_owned())
+        .filter(|name| !name.is_empty() && *name != asked);
+    Some(UsedTemplate {
+        id: asked,
+        name,
+        drug_name: saved.treatment.name.clone(),
+    })
+}
+
+/// The template of `form` when the network refused it as unknown in the
+/// organization (`templateId` rejected as invalid input, blocking the call;
+/// not one only rolled back because another input failed).
+pub fn refused_template(form: &DraftForm, unapplied: &[net::Change]) -> Option<String> {
+    let asked = trimmed(form.template_id.as_deref())?;
+    unapplied
+        .iter()
+        .any(|c| {
+            c.key == "templateId"
+                && c.status == net::ChangeStatus::Rejected
+                && c.severity == net::ChangeSeverity::Blocking
+                && c.category == Some(net::ChangeCategory::InvalidInput)
+        })
+        .then_some(asked)
+}
+
+pub fn template_view(template: UsedTemplate) -> TemplateView {
+    TemplateView {
+        id: template.id,
+        name: template.name,
+        drug_name: template.drug_name,
+    }
 }

@@ -42,8 +42,12 @@ impl AppCore {
     /// The environment with this id (starting the sandbox for the built-in one).
     pub(super) async fn environment(&self, id: &str) -> Result<Environment, CommandError> {
         if id == SANDBOX_ID {
-            let url = self.sandbox.url().await.map_err(CommandError::app)?;
-            return Environment::sandbox(&url).map_err(app_error);
+            let address = self.sandbox.address().await.map_err(CommandError::app)?;
+            // The sandbox names itself by the issuer its data directory keeps,
+            // which is not its address after a restart on another port.
+            return Environment::sandbox(&address.url)
+                .and_then(|env| env.with_issuer(&address.issuer))
+                .map_err(app_error);
         }
         self.configured()
             .0

@@ -10,6 +10,7 @@ use rxdesk_client::{Client, ClientError, Session, SignOutReport};
 
 use super::{AppCore, Inner, RENEW_MARGIN, kind};
 use crate::convert::session_info;
+use crate::environments::SANDBOX_ID;
 use crate::index::Scope;
 use crate::ipc::{CommandError, Revocation, SessionInfo, SignOutSummary};
 use crate::session_store::SessionStore;
@@ -93,17 +94,37 @@ impl AppCore {
             }
         };
         // Bound to where it was issued: an environment whose addresses changed
-        // (an edited file, other RXDESK_* values) never receives it.
-        let issued_here = match self.client_for(inner, &id).await {
-            Ok(client) => session.issued_by(client.environment()),
-            Err(_) => false,
+        // (an edited file, other RXDESK_* values) never receives it. The one
+        // exception is the built-in sandbox restarted on another port: the app
+        // started it from the data directory that keeps its issuer, so the
+        // same issuer there means the same sandbox, and the session follows it.
+        let environment = match self.client_for(inner, &id).await {
+            Ok(client) => Some(client.environment().clone()),
+            Err(_) => None,
         };
-        if !issued_here {
-            tracing::info!("stored session was issued by other addresses; removed");
-            // A failure is logged; the next sign-in overwrites the entry.
-            self.forget_session(&id).await.ok();
-            return;
-        }
+        let issued_here = environment
+            .as_ref()
+            .is_some_and(|env| session.issued_by(env));
+        let followed = match &environment {
+            Some(env) if !issued_here && id == SANDBOX_ID => session.moved_to(env),
+            _ => None,
+        };
+        let session = match followed {
+            Some(moved) => {
+                tracing::info!(
+                    "the local sandbox listens on another port now; its session follows it"
+                );
+                self.save_session(&id, &moved).await;
+                moved
+            }
+            None if issued_here => session,
+            None => {
+                tracing::info!("stored session was issued by other addresses; removed");
+                // A failure is logged; the next sign-in overwrites the entry.
+                self.forget_session(&id).await.ok();
+                return;
+            }
+        };
         if !session.expires_within(RENEW_MARGIN) {
             tracing::info!("session restored from the store");
             inner.session = Some(session);

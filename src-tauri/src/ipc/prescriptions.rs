@@ -1,5 +1,6 @@
 //! Prescriptions: the drug, dispense and screening alerts of a draft, the draft
-//! form, the network's answer to it, and signing (requests, results, progress).
+//! form, the templates offered for it, the network's answer to it, and signing
+//! (requests, results, progress).
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -78,6 +79,18 @@ pub struct DraftForm {
     pub unit: Option<String>,
     pub days_supply: Option<i32>,
     pub refills: Option<i32>,
+}
+
+/// A template drafted from at this workstation, offered by name on the draft
+/// form: catalog data, never patient data.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateView {
+    pub id: String,
+    /// The template's own name, when the network said it.
+    pub name: Option<String>,
+    /// The drug the template produced, as the network named it.
+    pub drug_name: String,
 }
 
 /// The network's answer to drafting or changing a prescription.

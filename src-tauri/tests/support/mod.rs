@@ -209,6 +209,9 @@ pub struct Options {
     pub sign_in_timeout: Duration,
     /// `None`: the local index lives in memory; `Some`: in this file.
     pub index_file: Option<PathBuf>,
+    /// `None`: the built-in Local sandbox keeps everything in memory; `Some`:
+    /// its data directory.
+    pub sandbox_dir: Option<PathBuf>,
 }
 
 impl Options {
@@ -219,6 +222,15 @@ impl Options {
             store: store.clone(),
             sign_in_timeout: Duration::from_secs(30),
             index_file: None,
+            sandbox_dir: None,
+        }
+    }
+
+    /// The app with its built-in Local sandbox keeping its data in `dir`.
+    pub fn built_in_on_disk(store: &SessionStore, dir: &std::path::Path) -> Self {
+        Self {
+            sandbox_dir: Some(dir.to_owned()),
+            ..Self::built_in(store)
         }
     }
 
@@ -228,6 +240,7 @@ impl Options {
             store: store.clone(),
             sign_in_timeout: Duration::from_secs(30),
             index_file: None,
+            sandbox_dir: None,
         }
     }
 }
@@ -260,7 +273,10 @@ impl TestApp {
             &app,
             CoreConfig {
                 config_dir: dir,
-                sandbox: LocalSandbox::in_memory(),
+                sandbox: match options.sandbox_dir {
+                    Some(dir) => LocalSandbox::on_disk(dir),
+                    None => LocalSandbox::in_memory(),
+                },
                 store,
                 index,
                 opener: Arc::new(opener),

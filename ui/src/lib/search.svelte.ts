@@ -5,7 +5,8 @@
 // the text in the box is sent (the texts between are never sent). Only the
 // answer to the text in the box is shown; an older one is dropped. A search the
 // core is trying again (a slow or failing link) is cancelled when the text
-// changes, rather than waited for.
+// changes, rather than waited for. An empty text clears, unless the search
+// lists everything it knows for one (`emptyToo`).
 import type { ActionId } from '../bindings/ipc';
 import { newActionId, watch } from './actions.svelte';
 import { api } from './backend';
@@ -27,14 +28,21 @@ export class LatestSearch<T> {
   private wanted: string | null = null;
   private inFlight: { query: string; action: ActionId } | null = null;
 
-  constructor(private fetch: (query: string, action: ActionId) => Promise<T[]>) {}
+  private emptyToo: boolean;
+
+  constructor(
+    private fetch: (query: string, action: ActionId) => Promise<T[]>,
+    options: { emptyToo?: boolean } = {},
+  ) {
+    this.emptyToo = options.emptyToo ?? false;
+  }
 
   /** The text changed: search it now, or as soon as the search out answers. */
   input(text: string): void {
     const query = text.trim();
     this.wanted = query;
     this.stopped = false;
-    if (query === '') {
+    if (query === '' && !this.emptyToo) {
       this.stopInFlight();
       this.results = null;
       this.pending = false;
@@ -80,7 +88,7 @@ export class LatestSearch<T> {
         this.status.absorb(answer.error);
       }
       this.pending = false;
-    } else if (wanted) {
+    } else if (wanted !== null) {
       // The text changed while this was out: only the latest is sent.
       void this.send(wanted);
     }

@@ -1,7 +1,10 @@
 //! `GET /.well-known/openid-configuration` (also served as
 //! `/.well-known/oauth-authorization-server`, RFC 8414) and
 //! `GET /.well-known/jwks.json`. Only metadata: the endpoints themselves live
-//! in `authorize.rs`, `token.rs` and `userinfo.rs`.
+//! in `authorize.rs`, `token.rs` and `userinfo.rs`. The `issuer` is the one
+//! kept across restarts (`issuer.rs`); every endpoint is an address of the
+//! origin the sandbox listens on now, which differs from the issuer after a
+//! restart on another port.
 
 use axum::Json;
 use axum::extract::State;
@@ -11,16 +14,17 @@ use super::claims::ALL_PERMISSIONS;
 use crate::state::AppState;
 
 pub(super) async fn openid_configuration(State(state): State<AppState>) -> Json<Value> {
-    let issuer = &*state.issuer;
+    // The issuer is kept across restarts; the endpoints are where it listens now.
+    let origin = &*state.origin;
     let mut scopes = vec![super::common::OFFLINE_ACCESS];
     scopes.extend(ALL_PERMISSIONS);
     Json(json!({
-        "issuer": issuer,
-        "authorization_endpoint": format!("{issuer}/authorize"),
-        "token_endpoint": format!("{issuer}/oauth/token"),
-        "revocation_endpoint": format!("{issuer}/oauth/revoke"),
-        "jwks_uri": format!("{issuer}/.well-known/jwks.json"),
-        "userinfo_endpoint": format!("{issuer}/userinfo"),
+        "issuer": &*state.issuer,
+        "authorization_endpoint": format!("{origin}/authorize"),
+        "token_endpoint": format!("{origin}/oauth/token"),
+        "revocation_endpoint": format!("{origin}/oauth/revoke"),
+        "jwks_uri": format!("{origin}/.well-known/jwks.json"),
+        "userinfo_endpoint": format!("{origin}/userinfo"),
         "response_types_supported": ["code"],
         "response_modes_supported": ["query"],
         "grant_types_supported": ["authorization_code", "client_credentials", "refresh_token"],

@@ -174,12 +174,15 @@ fn generate() -> Result<RsaPrivateKey, KeyError> {
         .map_err(|e| KeyError::Generate(e.to_string()))
 }
 
-/// Crash-safe: the key is written whole to a temporary file (0600), synced,
-/// then renamed over `path` — a crash leaves no key or the whole key, never
-/// part of one (a leftover temporary file is simply overwritten next time).
-fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Crash-safe: the file (the key, or the issuer of `issuer.rs`) is written
+/// whole to a temporary file (0600), synced, then renamed over `path` — a
+/// crash leaves no file or the whole file, never part of one (a leftover
+/// temporary file is simply overwritten next time).
+pub(super) fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write as _;
-    let tmp = path.with_extension("pem.tmp");
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = std::path::PathBuf::from(tmp);
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create(true).truncate(true);
     #[cfg(unix)]

@@ -8,7 +8,8 @@
 //! (`/oauth/token`, `/oauth/revoke`, RFC 6749 errors), `discovery.rs`, `db.rs`
 //! (the SQL of the OAuth tables), `password.rs` (argon2), `limits.rs` (login
 //! attempt limit), `claims.rs` and `keys.rs` (what a token holds and how it is
-//! signed), `bearer.rs` (the access token of a request to a protected endpoint:
+//! signed), `issuer.rs` (the issuer identifier, kept in the data directory
+//! across restarts on other ports), `bearer.rs` (the access token of a request to a protected endpoint:
 //! `/graphql`, `/userinfo`), `userinfo.rs` (OpenID Connect UserInfo), `common.rs`
 //! (what the endpoints share: lifetimes, the clock, random tokens, hashes, form
 //! parsing). This file only declares them and routes to them.
@@ -22,6 +23,7 @@ pub mod claims;
 mod common;
 mod db;
 mod discovery;
+pub mod issuer;
 pub mod keys;
 pub mod limits;
 mod pages;

@@ -2,7 +2,9 @@
 //! `crate::graphql` reads the token and the body; a request holding a forbidden
 //! character ([`forbidden_text`]) or failing strict validation (`strict.rs`) is
 //! refused whole; the rest runs on the schema (`schema.rs`) with the store, the
-//! catalog, the caller and any `UpstreamFault` the link layer chose in its context.
+//! catalog, the caller and any `UpstreamFault` the link layer chose in its context,
+//! and a query's `__schema` and `__type` are answered from the served SDL
+//! (`introspection.rs`).
 
 use std::sync::Arc;
 
@@ -14,6 +16,7 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::routing::post;
 
+use super::introspection::Asked;
 use super::schema::SCHEMA;
 use super::{strict, validate};
 use crate::graphql::{self, Caller};
@@ -40,6 +43,7 @@ async fn graphql(
         let error = async_graphql::ServerError::new(problem, None);
         return graphql::respond(async_graphql::Response::from_errors(vec![error]));
     }
+    let asked = Asked::of(&request);
     let mut request = request
         .data(state.db.clone())
         .data(Arc::clone(&state.catalog))
@@ -47,7 +51,11 @@ async fn graphql(
     if let Some(axum::Extension(fault)) = upstream_fault {
         request = request.data(fault);
     }
-    graphql::respond(SCHEMA.execute(request).await)
+    let response = SCHEMA.execute(request).await;
+    graphql::respond(match asked {
+        Some(asked) => asked.answer(response),
+        None => response,
+    })
 }
 
 /// A request whose variables or document hold a control or direction-override

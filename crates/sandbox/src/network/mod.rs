@@ -12,15 +12,16 @@
 //! `crates/sandbox/schema.graphql`. The rules are written down in
 //! `docs/network-api.md`.
 //!
-//! Dependencies run one way: `endpoint` → `schema` → the record modules → `call`,
-//! `changes`, `present`, `validate` → [`types`]; this file only declares and
-//! re-exports.
+//! Dependencies run one way: `endpoint` → `introspection` → `strict` → `schema`;
+//! `endpoint` → `schema` → the record modules → `call`, `changes`, `present`,
+//! `validate` → [`types`]; this file only declares and re-exports.
 
 pub mod access;
 mod call;
 pub mod changes;
 pub mod clinical;
 mod endpoint;
+mod introspection;
 pub mod order;
 pub mod patient;
 pub mod prescription;

@@ -2,7 +2,8 @@
 //! apollo-compiler before async-graphql runs it. async-graphql alone accepts some
 //! documents the GraphQL specification (and so the real network) refuses, e.g. a
 //! string literal where an enum belongs (`sex: "FEMALE"`). Verdicts are cached by
-//! document text: clients send the same few documents again and again.
+//! document text: clients send the same few documents again and again. The
+//! parsed schema is also what `introspection.rs` answers `__schema` from.
 
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};
@@ -22,11 +23,17 @@ static SCHEMA: LazyLock<Option<Valid<apollo_compiler::Schema>>> = LazyLock::new(
     }
 });
 
+/// The served schema as apollo-compiler parsed and validated it (`None`, and
+/// an error logged, if it does not validate).
+pub(super) fn schema() -> Option<&'static Valid<apollo_compiler::Schema>> {
+    SCHEMA.as_ref()
+}
+
 static VERDICTS: LazyLock<Mutex<HashMap<String, Option<String>>>> = LazyLock::new(Mutex::default);
 
 /// Why `query` is not a valid document for the served schema, if it is not.
 pub fn problem(query: &str) -> Option<String> {
-    let schema = SCHEMA.as_ref()?;
+    let schema = schema()?;
     let mut verdicts = VERDICTS
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());

@@ -216,7 +216,7 @@ pub async fn verify_with_jwks_for(sandbox: &Sandbox, token: &str, audience: &str
     let key = jsonwebtoken::DecodingKey::from_jwk(jwk).unwrap();
     let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::RS256);
     validation.set_audience(&[audience]);
-    validation.set_issuer(&[sandbox.url().as_str().trim_end_matches('/')]);
+    validation.set_issuer(&[sandbox.issuer()]);
     jsonwebtoken::decode::<AccessClaims>(token, &key, &validation)
         .unwrap()
         .claims

@@ -1,8 +1,9 @@
 //! The clinic's work on the Network API: [`patients`] (search, add, edit, the
 //! clinical record), [`prescriptions`] (drug look-up, drafts, signing by content
-//! hash), [`orders`] (drafts, pharmacy, send, cancel) and [`lists`] (the work
-//! lists read from the local index). A create carries the UI's key of the
-//! user action (`CreateKey`, the network's `externalId`): a repeat answers the
+//! hash), [`templates`] (the templates drafted from here, offered by name),
+//! [`orders`] (drafts, pharmacy, send, cancel) and [`lists`] (the work lists
+//! read from the local index). A create carries the UI's key of the user
+//! action (`CreateKey`, the network's `externalId`): a repeat answers the
 //! record the first attempt made, and what the form says differently since is
 //! sent as an Update of it. Each is a call to `rxdesk-client`'s
 //! `Network` through [`AppCore::with_network`], its answer turned into IPC shapes
@@ -12,6 +13,7 @@ mod lists;
 mod orders;
 mod patients;
 mod prescriptions;
+mod templates;
 
 use rxdesk_client::IdempotencyKey;
 use rxdesk_client::network::Outcome;

@@ -95,6 +95,7 @@ impl AppCore {
                 })
                 .await?;
             if !is_repeat(&outcome) {
+                self.note_template(&scope, form, &outcome);
                 return Ok(self.prescription_outcome(&scope, outcome));
             }
             return self.resume_draft(&scope, outcome, form).await;
@@ -106,7 +107,27 @@ impl AppCore {
                 async move { net.update_prescription(id, input).await }
             })
             .await?;
+        self.note_template(&scope, form, &outcome);
         Ok(self.prescription_outcome(&scope, outcome))
+    }
+
+    /// Keeps the template `form` drafted from when the network applied it, or
+    /// forgets it when the network refused it as unknown (see `templates`).
+    fn note_template(
+        &self,
+        scope: &Scope,
+        form: &DraftForm,
+        outcome: &Outcome<Prescription, PrescriptionCandidate>,
+    ) {
+        match outcome {
+            Outcome::Record {
+                record: Some(saved),
+                applied,
+                ..
+            } => self.template_used(scope, form, saved, applied),
+            Outcome::Record { unapplied, .. } => self.template_refused(scope, form, unapplied),
+            Outcome::Ambiguous { .. } => {}
+        }
     }
 
     /// An earlier attempt of this new draft had saved it: the draft as it is,
