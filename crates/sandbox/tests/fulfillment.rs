@@ -351,9 +351,12 @@ async fn a_prescription_with_fills_left_is_not_depleted_by_one_order() {
     let rx = signed_with_refills(&sb, &ada, &patient, 1).await;
 
     let order = send(&sb, &ada, &patient, &[&rx], Some(HARBOR_DOWNTOWN)).await;
+    advance(&sb, 1).await;
 
+    // `placed` comes after anything the send caused (one subscription's events
+    // arrive in the order they happened, duplicates off).
     let events = receiver
-        .wait_for_types(&order, &["photon:order:created"])
+        .wait_for_types(&order, &["photon:order:placed"])
         .await;
     assert_eq!(types_about(&events, &rx), ["photon:prescription:created"]);
     let fills = &of_type(&events, &order, "photon:order:created")[0]["data"]["fills"];
