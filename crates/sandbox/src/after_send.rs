@@ -89,6 +89,13 @@ impl AfterSend {
         &self.webhooks
     }
 
+    /// The test clock over this simulation and delivery worker.
+    pub(crate) fn clock(&self) -> TestClock {
+        TestClock {
+            after_send: self.clone(),
+        }
+    }
+
     /// Takes every pharmacy step that is due now.
     pub(crate) async fn run_due_steps(&self) -> Result<usize, StoreError> {
         self.simulation.run_due().await

@@ -228,9 +228,7 @@ impl Sandbox {
     /// The test clock: read it, or advance it so that what the simulated
     /// pharmacy and webhook retries would do in that time happens now.
     pub fn clock(&self) -> TestClock {
-        TestClock {
-            after_send: self.after_send.clone(),
-        }
+        self.after_send.clock()
     }
 
     /// The webhook subscriptions and the delivery log.
