@@ -134,12 +134,27 @@ impl TestClock {
         crate::clock::read(&self.after_send.db).await
     }
 
-    /// Moves the clock `by` forward. Returns once every step of the simulated
-    /// pharmacy that became due has been taken (a Get shows it, its events are in
-    /// the outbox); deliveries that became due start at once, in the background.
+    /// Moves the clock `by` forward, through each pharmacy step on the way: the
+    /// clock stops at every step's time, the step is taken, and only then does it
+    /// move on, so nothing (a delivery held back, a retry) sees a time whose steps
+    /// have not happened yet. Returns once every step that became due has been
+    /// taken (a Get shows it, its events are in the outbox); deliveries that
+    /// became due start at once, in the background.
     pub async fn advance(&self, by: Duration) -> Result<crate::clock::ClockReading, StoreError> {
-        let reading = crate::clock::advance(&self.after_send.db, by).await?;
-        self.after_send.run_due_steps().await?;
+        let db = &self.after_send.db;
+        let start = crate::clock::read(db).await?;
+        let by_ms = i64::try_from(by.as_millis()).unwrap_or(i64::MAX);
+        let target_offset_ms = start.offset_ms.saturating_add(by_ms);
+        while let Some(due_ms) = self.after_send.simulation.next_due_ms().await? {
+            // The offset at which that step is due now.
+            let due_offset_ms = due_ms.saturating_sub(crate::clock::real_now_ms());
+            if due_offset_ms > target_offset_ms {
+                break;
+            }
+            crate::clock::raise_offset_to(db, due_offset_ms).await?;
+            self.after_send.run_due_steps().await?;
+        }
+        let reading = crate::clock::raise_offset_to(db, target_offset_ms).await?;
         self.after_send.wake_delivery();
         tracing::info!(
             by_ms = by.as_millis(),

@@ -7,8 +7,6 @@
 //!
 //! The clock never goes back: an advance is a positive duration.
 
-use std::time::Duration;
-
 use rusqlite::{Connection, params};
 
 use crate::store::{Db, StoreError};
@@ -71,13 +69,20 @@ pub(crate) async fn read(db: &Db) -> Result<ClockReading, StoreError> {
     .await
 }
 
-/// Moves the clock `by` forward (durably) and answers the new reading.
-pub(crate) async fn advance(db: &Db, by: Duration) -> Result<ClockReading, StoreError> {
-    let by_ms = i64::try_from(by.as_millis()).unwrap_or(i64::MAX);
+/// Moves the clock forward (durably) so that it is at least `target_offset_ms`
+/// ahead of real time, and answers the new reading. An offset below the current
+/// one changes nothing: the clock never goes back.
+pub(crate) async fn raise_offset_to(
+    db: &Db,
+    target_offset_ms: i64,
+) -> Result<ClockReading, StoreError> {
     db.call(move |conn| {
-        let offset_ms = offset_ms(conn)?.saturating_add(by_ms);
-        conn.prepare_cached("UPDATE sim_clock SET offset_ms = ?1 WHERE id = 1")?
-            .execute(params![offset_ms])?;
+        let current = offset_ms(conn)?;
+        let offset_ms = current.max(target_offset_ms);
+        if offset_ms != current {
+            conn.prepare_cached("UPDATE sim_clock SET offset_ms = ?1 WHERE id = 1")?
+                .execute(params![offset_ms])?;
+        }
         Ok(ClockReading {
             now_ms: real_now_ms().saturating_add(offset_ms),
             offset_ms,
