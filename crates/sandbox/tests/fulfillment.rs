@@ -426,3 +426,44 @@ async fn a_draft_sends_no_events() {
     assert!(types_about(&events, &draft).is_empty(), "{events:#?}");
     assert!(types_about(&events, &order).is_empty(), "{events:#?}");
 }
+
+#[tokio::test]
+async fn a_repeated_send_emits_no_second_event() {
+    let receiver = Receiver::start().await;
+    let sb = start_subscribed(&receiver).await;
+    let (ada, patient) = patient(&sb).await;
+    let rx = signed_with_refills(&sb, &ada, &patient, 0).await;
+    let order = send(&sb, &ada, &patient, &[&rx], Some(HARBOR_DOWNTOWN)).await;
+
+    send_ok(&sb, &ada, &order).await;
+    let second = send_second_order(&sb, &ada).await;
+
+    let events = receiver
+        .wait_for_types(&second, &["photon:order:created"])
+        .await;
+    assert_eq!(order_types(&events, &order), ["photon:order:created"]);
+    assert_eq!(
+        types_about(&events, &rx),
+        [
+            "photon:prescription:created",
+            "photon:prescription:depleted"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_repeated_sign_emits_no_second_event() {
+    let receiver = Receiver::start().await;
+    let sb = start_subscribed(&receiver).await;
+    let (ada, patient) = patient(&sb).await;
+    let (rx, hash) = draft(&sb, &ada, &patient, METFORMIN).await;
+    sign_ok(&sb, &ada, &rx, &hash).await;
+
+    sign_ok(&sb, &ada, &rx, &hash).await;
+    let second = send_second_order(&sb, &ada).await;
+
+    let events = receiver
+        .wait_for_types(&second, &["photon:order:created"])
+        .await;
+    assert_eq!(types_about(&events, &rx), ["photon:prescription:created"]);
+}
