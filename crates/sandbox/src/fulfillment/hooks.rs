@@ -14,7 +14,7 @@
 
 use super::stage::{self, Stage};
 use super::store;
-use crate::network::Call;
+use crate::network::call::Call;
 use crate::network::types::OrderState;
 use crate::store::StoreError;
 use crate::store::records::{self, OrderDoc, PrescriptionDoc, new_id};

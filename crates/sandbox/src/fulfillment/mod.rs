@@ -89,6 +89,15 @@ impl Simulation {
             .await
     }
 
+    /// When the next step falls due (simulated clock, Unix ms), if an order is in
+    /// progress.
+    pub(crate) async fn next_due_ms(&self) -> Result<Option<i64>, StoreError> {
+        let step_ms = self.step_ms();
+        self.db
+            .call(move |conn| store::next_due_ms(conn, step_ms))
+            .await
+    }
+
     /// How long until the next step falls due (an hour when nothing is in progress).
     async fn until_next(&self) -> Result<Duration, StoreError> {
         let step_ms = self.step_ms();

@@ -20,8 +20,9 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use super::outbox::{self, AttemptRecord, DueDelivery, Outcome};
+use super::signature;
+use super::state::Inner;
 use super::subscriptions::Subscription;
-use super::{Inner, signature};
 use crate::clock;
 use crate::store::StoreError;
 

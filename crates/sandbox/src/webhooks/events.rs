@@ -10,7 +10,7 @@
 use rusqlite::Connection;
 use serde::Serialize;
 
-use super::outbox;
+use super::outbox::{self, EventRow};
 use crate::catalog::PharmacyEntry;
 use crate::store::StoreError;
 
@@ -373,7 +373,17 @@ pub fn body(id: &str, event: &NewEvent) -> String {
 /// that transaction commits, and never if it rolls back. Answers the event's id.
 pub fn emit(conn: &Connection, event: &NewEvent) -> Result<String, StoreError> {
     let id = ulid::Ulid::new().to_string();
-    outbox::insert_event(conn, &id, event, &body(&id, event))?;
+    outbox::insert_event(
+        conn,
+        &EventRow {
+            id: &id,
+            organization: &event.organization,
+            kind: event.kind.as_str(),
+            subject: &event.subject,
+            time_ms: event.time_ms,
+            body: &body(&id, event),
+        },
+    )?;
     tracing::debug!(event = %id, kind = event.kind.as_str(), subject = %event.subject, "webhook event recorded");
     Ok(id)
 }

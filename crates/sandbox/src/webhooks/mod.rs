@@ -7,7 +7,8 @@
 //! - [`subscriptions`]: URL, event types, shared secret; loopback targets only unless allowed;
 //! - [`settings`]: the fixture's `[[webhooks]]` / `[webhook_delivery]` (their TOML shape in
 //!   `crate::fixture`) and the flags;
-//! - `outbox` (SQL), `delivery` (the worker), `signature` (HMAC), [`log`] (the delivery log).
+//! - `outbox` (SQL), `delivery` (the worker), `signature` (HMAC), [`log`] (the delivery log),
+//!   `state` (what the handle and the worker share; neither imports the other for it).
 //!
 //! What causes each event is `crate::fulfillment`'s business; [`Webhooks`] is the
 //! handle a running sandbox exposes (subscriptions at runtime, the log).
@@ -18,6 +19,7 @@ pub mod log;
 mod outbox;
 pub mod settings;
 mod signature;
+mod state;
 pub mod subscriptions;
 
 use std::sync::{Arc, RwLock};
@@ -33,6 +35,7 @@ pub use subscriptions::{EventFilter, Subscription, SubscriptionError};
 
 pub use crate::config::WebhookSecret;
 
+use self::state::Inner;
 use crate::store::{Db, StoreError};
 
 /// The webhooks of a running sandbox: its subscriptions and its delivery log.
@@ -40,35 +43,6 @@ use crate::store::{Db, StoreError};
 #[derive(Debug, Clone)]
 pub struct Webhooks {
     inner: Arc<Inner>,
-}
-
-#[derive(Debug)]
-struct Inner {
-    db: Db,
-    organizations: Vec<String>,
-    subscriptions: RwLock<Vec<Subscription>>,
-    policy: DeliveryPolicy,
-    allow_remote: bool,
-    http: reqwest::Client,
-    notify: Arc<Notify>,
-}
-
-impl Inner {
-    fn subscriptions_now(&self) -> Vec<Subscription> {
-        self.subscriptions
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
-    }
-
-    fn subscription(&self, id: &str) -> Option<Subscription> {
-        self.subscriptions
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .iter()
-            .find(|s| s.id() == id)
-            .cloned()
-    }
 }
 
 /// A subscription as it is shown: everything but its secret.

@@ -6,26 +6,32 @@
 
 use rusqlite::{Connection, params};
 
-use super::events::NewEvent;
 use crate::store::StoreError;
 
-pub fn insert_event(
-    conn: &Connection,
-    id: &str,
-    event: &NewEvent,
-    body: &str,
-) -> Result<(), StoreError> {
+/// An event as the outbox stores it: its envelope already written (`body`).
+#[derive(Debug, Clone, Copy)]
+pub struct EventRow<'a> {
+    pub id: &'a str,
+    pub organization: &'a str,
+    /// The event type, `photon:order:created`.
+    pub kind: &'a str,
+    pub subject: &'a str,
+    pub time_ms: i64,
+    pub body: &'a str,
+}
+
+pub fn insert_event(conn: &Connection, event: &EventRow<'_>) -> Result<(), StoreError> {
     conn.prepare_cached(
         "INSERT INTO webhook_events (id, organization_id, type, subject, time_ms, body)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?
     .execute(params![
-        id,
+        event.id,
         event.organization,
-        event.kind.as_str(),
+        event.kind,
         event.subject,
         event.time_ms,
-        body
+        event.body
     ])?;
     Ok(())
 }
