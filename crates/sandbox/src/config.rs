@@ -1,7 +1,9 @@
 //! Start-up settings of a sandbox: where it listens, where it keeps its data,
-//! which fixture it loads, the token lifetimes, the control endpoint and the
-//! link layer's settings. The command-line flags in `main.rs` map onto
-//! [`Config`]; nothing here touches the network.
+//! which fixture it loads, the token lifetimes, the control endpoint, the link
+//! layer's settings and what the command line adds to the fixture's after-Send
+//! settings ([`AfterSendFlags`], and [`SettingsError`] when they are wrong). The
+//! command-line flags in `main.rs` map onto [`Config`]; nothing here touches the
+//! network.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -47,6 +49,29 @@ pub struct Config {
     /// The link layer's settings at start; `None` takes the fixture's `[link]`
     /// section, or none (off). When set, it replaces that section whole.
     pub link: Option<crate::link::LinkSettings>,
+    /// The simulated pharmacy's pace and webhook subscriptions given on the
+    /// command line (they add to, or win over, the fixture's).
+    pub after_send: AfterSendFlags,
+}
+
+/// What the command line says about the time after Send (`--fulfillment-step`,
+/// `--webhook*`). Empty by default: the fixture decides.
+#[derive(Debug, Clone, Default)]
+pub struct AfterSendFlags {
+    /// Time between two steps of a sent order at the simulated pharmacy.
+    pub step: Option<Duration>,
+    /// Subscriptions: (organization id, URL).
+    pub webhooks: Vec<(String, String)>,
+    /// The event types those subscriptions want (empty: all).
+    pub webhook_events: Vec<String>,
+    /// The shared secret of those subscriptions.
+    pub webhook_secret: Option<WebhookSecret>,
+    /// The share of events delivered twice and late.
+    pub duplicate_share: Option<f64>,
+    /// The seed that chooses them.
+    pub seed: Option<u64>,
+    /// Allow webhook URLs that are not on this machine.
+    pub allow_remote_webhooks: bool,
 }
 
 impl Config {
@@ -64,6 +89,49 @@ impl Config {
             refresh_family_ttl: Duration::from_secs(12 * 3600),
             control: None,
             link: None,
+            after_send: AfterSendFlags::default(),
         }
     }
+}
+
+/// A shared secret: never printed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct WebhookSecret(String);
+
+impl WebhookSecret {
+    pub fn new(secret: impl Into<String>) -> Self {
+        Self(secret.into())
+    }
+
+    pub fn expose(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+}
+
+impl std::fmt::Debug for WebhookSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WebhookSecret(<redacted>)")
+    }
+}
+
+/// A broken after-Send setting: where it is and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{entry}: {rule}")]
+pub struct SettingsError {
+    /// e.g. `[[fulfillment.closed]] #1 (phr_…)` or `--webhook org_maple=…`.
+    pub entry: String,
+    pub rule: SettingsRule,
+    /// True for a command-line flag, false for a fixture entry.
+    pub from_flag: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsRule {
+    #[error("unknown {what} `{reference}`")]
+    Unknown {
+        what: &'static str,
+        reference: String,
+    },
+    #[error("{0}")]
+    Invalid(String),
 }

@@ -8,6 +8,11 @@
 //!   upserts `patient`, `prescription`, `order`; `docs/network-api.md`), on the
 //!   request plumbing of [`graphql`] (bearer token, body, limits, error codes).
 //!
+//! After Send, a simulated pharmacy ([`fulfillment`]) carries each sent order
+//! through the documented sequence, and [`webhooks`] tells subscribed backends,
+//! both on the simulated [`clock`] that tests advance at once ([`after_send`] runs
+//! them beside the API).
+//!
 //! State lives in SQLite ([`store`]), accounts come from a TOML [`fixture`], and the
 //! [`catalog`] (medications, allergens, screening rules, diagnoses, pharmacies) is
 //! built in, replaceable by the fixture. The [`link`] layer makes the network
@@ -17,13 +22,16 @@
 //! in-process (tests, the desktop app); `main.rs` is the command-line wrapper.
 //! Nothing here is shared with the client crate except the exported schema.
 
+pub mod after_send;
 pub mod audit;
 pub mod auth;
 mod body_limit;
 pub mod catalog;
+pub mod clock;
 pub mod config;
 pub mod control;
 pub mod fixture;
+pub mod fulfillment;
 pub mod graphql;
 mod host_check;
 pub mod link;
@@ -32,6 +40,10 @@ mod redact;
 mod server;
 mod state;
 pub mod store;
+pub mod webhooks;
 
-pub use config::{Config, FixtureSource, Storage};
+pub use after_send::TestClock;
+pub use clock::ClockReading;
+pub use config::{AfterSendFlags, Config, FixtureSource, Storage};
 pub use server::{Sandbox, StartError};
+pub use webhooks::Webhooks;

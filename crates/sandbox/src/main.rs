@@ -13,7 +13,8 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use rxdesk_sandbox::link::{Latency, LinkSettings, settings as link_settings};
-use rxdesk_sandbox::{Config, FixtureSource, Sandbox, Storage};
+use rxdesk_sandbox::webhooks::WebhookSecret;
+use rxdesk_sandbox::{AfterSendFlags, Config, FixtureSource, Sandbox, Storage};
 
 /// The local prescribing network: OAuth authorization server + GraphQL API.
 #[derive(Debug, Parser)]
@@ -101,12 +102,53 @@ struct Args {
     /// The token endpoint answers 503 for this many seconds after start.
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u32).range(0..=86_400))]
     token_outage: Option<u32>,
+    /// Seconds between two steps of a sent order at the simulated pharmacy
+    /// (default: the fixture's `[fulfillment] step_seconds`, else 5).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    fulfillment_step: Option<u64>,
+    /// A webhook subscription, ORG=URL (repeatable): the organization's events are
+    /// POSTed to URL. Loopback URLs only, unless --webhook-allow-remote.
+    #[arg(long = "webhook", value_name = "ORG=URL", value_parser = parse_webhook)]
+    webhooks: Vec<(String, String)>,
+    /// The event types the --webhook subscriptions want, comma-separated
+    /// (e.g. photon:order:placed,photon:order:error); all when absent.
+    #[arg(long, value_delimiter = ',')]
+    webhook_events: Vec<String>,
+    /// The shared secret --webhook requests are signed with. Prefer the
+    /// environment variable: a flag shows in the process list.
+    #[arg(
+        long,
+        env = "RXDESK_SANDBOX_WEBHOOK_SECRET",
+        hide_env_values = true,
+        value_parser = |s: &str| Ok::<_, String>(WebhookSecret::new(s))
+    )]
+    webhook_secret: Option<WebhookSecret>,
+    /// Deliver this share of events (0.0 to 1.0) twice and late, as the network
+    /// may (overrides `[webhook_delivery] duplicate_share`).
+    #[arg(long)]
+    webhook_duplicates: Option<f64>,
+    /// The seed that chooses which events arrive twice (reproducible runs).
+    #[arg(long)]
+    webhook_seed: Option<u64>,
+    /// Allow webhook URLs that are not on this machine.
+    #[arg(long)]
+    webhook_allow_remote: bool,
 }
 
 /// Checks a `--faults` value on its own (the rates of one spec are applied whole).
 fn faults_spec(spec: &str) -> Result<String, String> {
     link_settings::apply_faults_spec(&mut LinkSettings::default(), spec)?;
     Ok(spec.to_owned())
+}
+
+/// `ORG=URL`.
+fn parse_webhook(value: &str) -> Result<(String, String), String> {
+    match value.split_once('=') {
+        Some((org, url)) if !org.trim().is_empty() && !url.trim().is_empty() => {
+            Ok((org.trim().to_owned(), url.trim().to_owned()))
+        }
+        _ => Err("write it ORG=URL, e.g. org_maple=http://127.0.0.1:8787/webhooks".to_owned()),
+    }
 }
 
 impl Args {
@@ -158,6 +200,15 @@ impl Args {
             refresh_family_ttl: Duration::from_secs(self.refresh_family_ttl),
             control: self.control,
             link,
+            after_send: AfterSendFlags {
+                step: self.fulfillment_step.map(Duration::from_secs),
+                webhooks: self.webhooks,
+                webhook_events: self.webhook_events,
+                webhook_secret: self.webhook_secret,
+                duplicate_share: self.webhook_duplicates,
+                seed: self.webhook_seed,
+                allow_remote_webhooks: self.webhook_allow_remote,
+            },
         })
     }
 }

@@ -1,7 +1,8 @@
 //! Starting and stopping a sandbox: open storage, load the fixture and catalog,
 //! bind the listener, serve the auth router and the Network API until shut down,
 //! with the link layer (`crate::link`) in front of both and, when configured,
-//! the control endpoint (`crate::control`) on its own listener. Every request
+//! the control endpoint (`crate::control`) on its own listener, and the simulated
+//! pharmacy and webhook worker (`crate::after_send`) beside them. Every request
 //! body is limited to [`MAX_BODY_BYTES`] (`body_limit.rs`); a body over it is
 //! answered in the shape of the endpoint it was sent to ([`body_too_large_in_shape`]).
 
@@ -20,15 +21,17 @@ use tokio::task::JoinHandle;
 use tower_http::limit::RequestBodyLimitLayer;
 use url::Url;
 
+use crate::after_send::{AfterSend, AfterSendError, TestClock};
 use crate::auth::issuer::IssuerError;
 use crate::auth::keys::{KeyError, SigningKeys};
 use crate::body_limit::MAX_BODY_BYTES;
-use crate::config::{Config, Storage};
+use crate::config::{Config, SettingsError, SettingsRule, Storage};
 use crate::control::{ControlError, ControlState};
-use crate::fixture::FixtureError;
+use crate::fixture::{FixtureError, Rule};
 use crate::link::{Link, LinkError};
 use crate::state::AppState;
 use crate::store::{Db, StoreError};
+use crate::webhooks::Webhooks;
 
 /// Why a sandbox could not start. Each message names what to fix.
 #[derive(Debug, thiserror::Error)]
@@ -55,6 +58,12 @@ pub enum StartError {
     Control(#[from] ControlError),
     #[error("bad link settings: {0}")]
     Link(#[from] LinkError),
+    /// A command-line flag about the time after Send is wrong (fixture entries
+    /// are reported as [`StartError::Fixture`]).
+    #[error("{0}")]
+    Flag(SettingsError),
+    #[error("the simulated pharmacy and webhooks cannot start: {0}")]
+    AfterSend(#[from] AfterSendError),
 }
 
 /// A running sandbox. Dropping it without [`Sandbox::shutdown`] stops serving too
@@ -69,6 +78,7 @@ pub struct Sandbox {
     /// Set to `true` to stop every listener (dropping it does too).
     shutdown: watch::Sender<bool>,
     tasks: Vec<JoinHandle<()>>,
+    after_send: AfterSend,
 }
 
 impl Sandbox {
@@ -76,7 +86,18 @@ impl Sandbox {
     /// and starts serving. Returns once the listener accepts connections.
     pub async fn start(config: Config) -> Result<Self, StartError> {
         let fixture = crate::fixture::load(&config.fixture)?;
-        let catalog = crate::catalog::Catalog::build(&fixture)?;
+        let catalog = Arc::new(crate::catalog::Catalog::build(&fixture)?);
+        let organizations: Vec<String> =
+            fixture.organizations.iter().map(|o| o.id.clone()).collect();
+        let settings = crate::after_send::Settings::resolve(
+            &fixture.fulfillment,
+            &fixture.webhooks,
+            &fixture.webhook_delivery,
+            &config.after_send,
+            &catalog,
+            &organizations,
+        )
+        .map_err(|e| settings_error(&fixture.file, e))?;
         let (db, keys) = match &config.storage {
             Storage::Data(dir) => {
                 private_dir(dir).map_err(|source| StartError::DataDir {
@@ -89,6 +110,8 @@ impl Sandbox {
         };
         crate::fixture::apply(&db, &fixture).await?;
         crate::network::seed::patients(&db, &catalog, &fixture).await?;
+        let after_send =
+            AfterSend::start(db.clone(), Arc::clone(&catalog), organizations, settings).await?;
         // The flags' settings replace the fixture's `[link]` section whole.
         let link = Link::new(
             config
@@ -126,7 +149,7 @@ impl Sandbox {
 
         let state = AppState {
             db,
-            catalog: Arc::new(catalog),
+            catalog,
             keys: Arc::new(keys),
             config: Arc::new(config),
             issuer: issuer.as_str().into(),
@@ -162,6 +185,7 @@ impl Sandbox {
             let routes = crate::control::router(ControlState {
                 app: state,
                 link: link.clone(),
+                after_send: after_send.clone(),
             });
             let mut stopped = stopped.clone();
             tasks.push(tokio::spawn(async move {
@@ -187,6 +211,7 @@ impl Sandbox {
             link,
             shutdown,
             tasks,
+            after_send,
         })
     }
 
@@ -220,13 +245,43 @@ impl Sandbox {
         &self.link
     }
 
-    /// Stops accepting connections, lets in-flight requests finish, and waits.
+    /// The test clock: read it, or advance it so that what the simulated
+    /// pharmacy and webhook retries would do in that time happens now.
+    pub fn clock(&self) -> TestClock {
+        self.after_send.clock()
+    }
+
+    /// The webhook subscriptions and the delivery log.
+    pub fn webhooks(&self) -> &Webhooks {
+        self.after_send.webhooks()
+    }
+
+    /// Stops accepting connections, lets in-flight requests finish, stops the
+    /// simulated pharmacy and the webhook worker, and waits.
     pub async fn shutdown(mut self) {
         let _ = self.shutdown.send(true);
         for task in std::mem::take(&mut self.tasks) {
             let _ = task.await;
         }
+        self.after_send.stop().await;
     }
+}
+
+/// A broken after-Send setting: a fixture entry is a broken fixture (file, entry,
+/// rule); a flag is named as such.
+fn settings_error(file: &str, error: SettingsError) -> StartError {
+    if error.from_flag {
+        return StartError::Flag(error);
+    }
+    let rule = match error.rule {
+        SettingsRule::Unknown { what, reference } => Rule::UnknownReference { what, reference },
+        SettingsRule::Invalid(message) => Rule::InvalidValue(message),
+    };
+    StartError::Fixture(FixtureError {
+        file: file.to_owned(),
+        entry: error.entry,
+        rule,
+    })
 }
 
 fn router(state: AppState, loopback: bool, link: Link) -> Router {

@@ -5,12 +5,15 @@
 //! `Host` is not a loopback name is refused (421), as on the API.
 //!
 //! One file per concern, each with a `routes()` merged in [`router`]:
-//! [`link`] (`GET`/`PUT /link`). Handlers get a [`ControlState`] (`state.rs`) and
-//! refuse with the helpers of `reply.rs`; neither imports this file.
+//! [`link`] (`GET`/`PUT /link`), [`clock`] (`GET /clock`, `POST /clock/advance`),
+//! [`webhooks`] (the delivery log, subscriptions). Handlers get a [`ControlState`]
+//! (`state.rs`) and refuse with the helpers of `reply.rs`; neither imports this file.
 
+pub mod clock;
 pub mod link;
 mod reply;
 mod state;
+pub mod webhooks;
 
 use std::net::SocketAddr;
 
@@ -53,6 +56,8 @@ pub(crate) async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), 
 pub(crate) fn router(state: ControlState) -> Router {
     Router::new()
         .merge(link::routes())
+        .merge(clock::routes())
+        .merge(webhooks::routes())
         .fallback(reply::not_found)
         .method_not_allowed_fallback(reply::method_not_allowed)
         .layer(RequestBodyLimitLayer::new(

@@ -1,6 +1,7 @@
 //! [`ControlState`]: what every control handler can reach. Add a field here when
 //! a new control route needs another piece of the running sandbox.
 
+use crate::after_send::AfterSend;
 use crate::link::Link;
 use crate::state::AppState;
 
@@ -12,4 +13,6 @@ pub(crate) struct ControlState {
     pub app: AppState,
     /// The link layer's handle.
     pub link: Link,
+    /// The simulated pharmacy, its test clock and the webhooks.
+    pub after_send: AfterSend,
 }

@@ -17,7 +17,7 @@
 //! `validate` → [`types`]; this file only declares and re-exports.
 
 pub mod access;
-mod call;
+pub(crate) mod call;
 pub mod changes;
 pub mod clinical;
 mod endpoint;

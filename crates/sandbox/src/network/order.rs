@@ -187,6 +187,7 @@ fn update(
         return payload(call, before.as_ref(), changes.roll_back());
     }
     records::save_order(call.conn, &doc)?;
+    crate::fulfillment::hooks::order_saved(call, before.as_ref(), &doc)?;
     payload(call, Some(&doc), changes)
 }
 
@@ -487,8 +488,9 @@ fn send(call: &Call<'_>, doc: &mut OrderDoc, changes: &mut Changes) -> Result<()
     refresh_exceptions(call, doc)
 }
 
-/// The exceptions of a sent order, from the catalog's rules.
-fn refresh_exceptions(call: &Call<'_>, doc: &mut OrderDoc) -> Result<(), StoreError> {
+/// The exceptions of a sent order, from the catalog's rules (also after the
+/// simulated pharmacy moves it, `crate::fulfillment`).
+pub(crate) fn refresh_exceptions(call: &Call<'_>, doc: &mut OrderDoc) -> Result<(), StoreError> {
     let patient = records::patient(call.conn, call.org, &doc.patient_id)?;
     let without_benefits = patient.as_ref().is_none_or(|p| p.benefits.is_empty());
     let pharmacy = doc

@@ -813,6 +813,7 @@ fn sign(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResult,
     doc.signed_by = call.user.map(str::to_owned);
     doc.signing_message = signing.message;
     records::save_prescription(call.conn, &doc)?;
+    crate::fulfillment::hooks::prescription_signed(call, &doc)?;
     let changes = only(Change::field(
         "signing",
         "Signature",
