@@ -22,10 +22,15 @@ pub const SEED_ENV: &str = "RXDESK_E2E_FAULT_SEED";
 
 /// 5 % of every network operation's requests fail transiently, spread evenly
 /// over the six faults (upstream error, 502, 503, 429, reset before, reset
-/// after commit). The token endpoint and `other` (introspection, discovery)
-/// are spared: a lost answer to an authorization-code exchange spends the
-/// code, which no client can repeat — a sign-in then fails by design.
-pub const DEFAULT_FAULTS: &str = "5%,token:0%,other:0%";
+/// after commit); and because a run makes only a handful of writes, the calls
+/// that create or commit (a new draft, a new order, Sign, Send) lose their
+/// answer after the write committed in a third of their requests — the case
+/// only an idempotency key gets right. The token endpoint and `other`
+/// (introspection, discovery) are spared: a lost answer to an
+/// authorization-code exchange spends the code, which no client can repeat.
+pub const DEFAULT_FAULTS: &str = "5%,token:0%,other:0%,\
+    prescription_draft:reset_after=34%,order_draft:reset_after=34%,\
+    prescription_sign:reset_after=34%,order_send:reset_after=34%";
 /// The default seed: a failing run replays with the same one.
 pub const DEFAULT_SEED: u64 = 20;
 
@@ -148,7 +153,7 @@ mod tests {
                 "--link",
                 "clinic",
                 "--faults",
-                "5%,token:0%,other:0%",
+                DEFAULT_FAULTS,
                 "--fault-seed",
                 "7"
             ]
