@@ -304,7 +304,7 @@ impl Sandbox {
         Ok(Self {
             _server: server,
             url,
-            http: reqwest::Client::new(),
+            http: crate::http_client(),
         })
     }
 

@@ -48,6 +48,8 @@ async fn binary_prints_one_line_serves_and_exits_0_on_sigterm() {
         "the real port is printed: {origin}"
     );
 
+    // reqwest has no crypto provider of its own here (the client crate brings one).
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let discovery: serde_json::Value =
         reqwest::get(format!("{origin}/.well-known/openid-configuration"))
             .await
