@@ -9,7 +9,8 @@
 //! (the SQL of the OAuth tables), `password.rs` (argon2), `limits.rs` (login
 //! attempt limit), `claims.rs` and `keys.rs` (what a token holds and how it is
 //! signed), `bearer.rs` (the access token of a request to a protected endpoint:
-//! `/graphql`, `/userinfo`), `userinfo.rs` (OpenID Connect UserInfo), `common.rs`
+//! `/graphql`, `/userinfo`), `verified.rs` (tokens already verified, cached until
+//! they expire), `userinfo.rs` (OpenID Connect UserInfo), `common.rs`
 //! (what the endpoints share: lifetimes, the clock, random tokens, hashes, form
 //! parsing). This file only declares them and routes to them.
 //!
@@ -29,6 +30,7 @@ pub(crate) mod password;
 pub mod redirect;
 mod token;
 mod userinfo;
+pub mod verified;
 
 pub(crate) use token::body_too_large;
 
