@@ -11,7 +11,7 @@ use rxdesk_client::network::{Outcome, SIGNING_IN_FLIGHT, Signing};
 
 use super::{AppCore, ambiguity_note, not_found};
 use crate::convert::{change_notes, choice_view, prescription_input, prescription_view};
-use crate::index::Scope;
+use crate::index::{Scope, Touch};
 use crate::ipc::{
     ChoiceView, CommandError, DraftForm, PrescriptionOutcome, PrescriptionView, RecordKind,
     SignRequest, SignResult, SigningProgress,
@@ -149,18 +149,26 @@ impl AppCore {
             })
             .buffered(SIGNING_IN_FLIGHT);
         let mut results = Vec::with_capacity(items.len());
+        // The drafts the answers showed, noted in the index in one write at the end.
+        let mut opened: Vec<(Scope, Touch)> = Vec::new();
+        let mut seen = |scope: Scope, view: &PrescriptionView| {
+            opened.push((scope, touch_of(view)));
+        };
         let mut done = 0;
         while let Some((id, answer)) = answers.next().await {
             done += 1;
             self.notifier.signing(SigningProgress { done, total });
             results.push(match answer {
-                Ok((Signing::Signed(p), scope)) => SignResult::Signed {
-                    prescription: self.opened_prescription(&scope, p),
-                },
-                Ok((Signing::Invalidated { current, reason }, scope)) => SignResult::Invalidated {
-                    current: self.opened_prescription(&scope, current),
-                    reason,
-                },
+                Ok((Signing::Signed(p), scope)) => {
+                    let prescription = prescription_view(p);
+                    seen(scope, &prescription);
+                    SignResult::Signed { prescription }
+                }
+                Ok((Signing::Invalidated { current, reason }, scope)) => {
+                    let current = prescription_view(current);
+                    seen(scope, &current);
+                    SignResult::Invalidated { current, reason }
+                }
                 Ok((Signing::Rejected { unapplied, .. }, _)) => SignResult::Rejected {
                     id,
                     reasons: change_notes(&unapplied),
@@ -168,11 +176,32 @@ impl AppCore {
                 Err(error) => SignResult::Failed { id, error },
             });
         }
+        // Every answer of one batch comes from one session; should a renewal in
+        // between have changed the scope, each scope gets its own write.
+        let mut by_scope: Vec<(Scope, Vec<Touch>)> = Vec::new();
+        for (scope, touch) in opened {
+            match by_scope.iter_mut().find(|(s, _)| *s == scope) {
+                Some((_, touches)) => touches.push(touch),
+                None => by_scope.push((scope, vec![touch])),
+            }
+        }
+        for (scope, touches) in by_scope {
+            self.remember_all(&scope, touches).await;
+        }
         let signed = results
             .iter()
             .filter(|r| matches!(r, SignResult::Signed { .. }))
             .count();
         tracing::info!(total, signed, "signing finished");
         Ok(results)
+    }
+}
+
+/// The index entry of a prescription shown to the user.
+fn touch_of(view: &PrescriptionView) -> Touch {
+    Touch {
+        kind: RecordKind::Prescription,
+        id: view.id.clone(),
+        patient_id: view.patient_id.clone(),
     }
 }
