@@ -115,6 +115,7 @@ pub async fn figures(plan: &Plan) -> Result<Vec<Figure>> {
 
 /// An HTTP/1.1 client keeping a connection per worker alive.
 pub fn load_client() -> Result<reqwest::Client> {
+    rxdesk_e2e::install_crypto();
     Ok(reqwest::Client::builder()
         .pool_max_idle_per_host(WORKERS)
         .tcp_nodelay(true)

@@ -74,7 +74,7 @@ pub async fn figures(plan: &Plan, root: &Path, empty: &EmptyApp) -> Result<Vec<F
     let layout = layout(root)?;
     let world = World::start(layout.clone()).await?;
     let origin = world.sandbox.url.clone();
-    let http = reqwest::Client::new();
+    let http = rxdesk_e2e::http_client();
     let token = services::machine_token(&http, &origin, HARBOR_BACKEND).await?;
     let patient = network::add_patient(&http, &origin, &token, PATIENT).await?;
     let patient_name = format!("{} {}", PATIENT.0, PATIENT.1);

@@ -29,7 +29,7 @@ pub async fn figure(plan: &Plan) -> Result<Figure> {
     let sandbox = rxdesk_sandbox::Sandbox::start(rxdesk_sandbox::Config::in_memory())
         .await
         .context("the in-process sandbox did not start")?;
-    let http = reqwest::Client::new();
+    let http = rxdesk_e2e::http_client();
     let setup_token = services::machine_token(&http, sandbox.url(), network::MAPLE_BACKEND).await?;
     let patient =
         network::add_patient(&http, sandbox.url(), &setup_token, ("Tomasz", "Tokencount")).await?;
@@ -106,6 +106,7 @@ struct Forward {
 impl Proxy {
     pub async fn start(upstream: Url) -> Result<Self> {
         let counts = Arc::new(Mutex::new(HashMap::new()));
+        rxdesk_e2e::install_crypto();
         let state = Forward {
             upstream,
             http: reqwest::Client::builder()

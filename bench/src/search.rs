@@ -72,7 +72,7 @@ pub async fn get_round_trips(
     patient_id: &str,
     samples: usize,
 ) -> Result<Vec<f64>> {
-    let http = reqwest::Client::new();
+    let http = rxdesk_e2e::http_client();
     let url = origin.join("/graphql")?;
     let body = serde_json::to_vec(&network::get_patient_body(patient_id))?;
     let mut out = Vec::with_capacity(samples);

@@ -7,12 +7,18 @@
 //! here with their names and their drug's: catalog data, the same for every
 //! patient, never patient data.
 //!
-//! SQLite in the app's data directory (`index.sqlite`, created `0600`): every
-//! write is one statement, atomic on its own, and survives a crash of the app.
-//! Calls are small and local, so they run on the caller's thread.
+//! SQLite in the app's data directory (`index.sqlite`, created `0600`), in WAL
+//! mode with `synchronous=NORMAL`: a commit survives a crash of the app, and a
+//! power loss may lose the last few (the index is a convenience the app refills
+//! as records are opened, so that is the right trade against a disk flush per
+//! write). Every write is one transaction: [`Index::touch_many`] writes a batch
+//! (e.g. the results of signing many drafts) in one. The handle is cheap to
+//! clone, so callers on an async runtime move a batch to a blocking thread
+//! (`AppCore::remember_all`); single writes and reads take microseconds and run
+//! on the caller's thread.
 
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rusqlite::{Connection, OptionalExtension as _, params};
 
@@ -62,10 +68,19 @@ fn kind_key(kind: RecordKind) -> &'static str {
     }
 }
 
-/// The index (see the module doc).
-#[derive(Debug)]
+/// One record to note as created or opened (see [`Index::touch_many`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Touch {
+    pub kind: RecordKind,
+    pub id: String,
+    /// The patient a prescription or order is for.
+    pub patient_id: Option<String>,
+}
+
+/// The index (see the module doc). Clones share one connection.
+#[derive(Debug, Clone)]
 pub struct Index {
-    conn: Mutex<Connection>,
+    conn: Arc<Mutex<Connection>>,
 }
 
 const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS entries (
@@ -87,6 +102,8 @@ impl Index {
         create_private(path).map_err(|e| IndexError::Open(e.to_string()))?;
         let conn = Connection::open(path)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
+        // No disk flush per commit (WAL makes that safe against a crash of the app).
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
         Self::with(conn)
     }
 
@@ -100,7 +117,7 @@ impl Index {
         conn.execute_batch(SCHEMA)?;
         conn.execute_batch(templates::SCHEMA)?;
         Ok(Self {
-            conn: Mutex::new(conn),
+            conn: Arc::new(Mutex::new(conn)),
         })
     }
 
@@ -119,27 +136,50 @@ impl Index {
         id: &str,
         patient_id: Option<&str>,
     ) -> Result<(), IndexError> {
-        let conn = self.conn();
-        let next: i64 = conn.query_row(
+        self.touch_many(
+            scope,
+            &[Touch {
+                kind,
+                id: id.to_owned(),
+                patient_id: patient_id.map(str::to_owned),
+            }],
+        )
+    }
+
+    /// Records that `touches` were created or opened now, in their order (the
+    /// last is the newest), in one transaction: all are written or none.
+    pub fn touch_many(&self, scope: &Scope, touches: &[Touch]) -> Result<(), IndexError> {
+        if touches.is_empty() {
+            return Ok(());
+        }
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let mut next: i64 = tx.query_row(
             "SELECT COALESCE(MAX(touched), 0) + 1 FROM entries",
             [],
             |r| r.get(0),
         )?;
-        conn.execute(
-            "INSERT INTO entries (environment, organization, kind, id, patient_id, touched)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-             ON CONFLICT (environment, organization, kind, id)
-             DO UPDATE SET touched = excluded.touched,
-                 patient_id = COALESCE(excluded.patient_id, entries.patient_id)",
-            params![
-                scope.environment,
-                scope.organization,
-                kind_key(kind),
-                id,
-                patient_id,
-                next
-            ],
-        )?;
+        {
+            let mut upsert = tx.prepare_cached(
+                "INSERT INTO entries (environment, organization, kind, id, patient_id, touched)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT (environment, organization, kind, id)
+                 DO UPDATE SET touched = excluded.touched,
+                     patient_id = COALESCE(excluded.patient_id, entries.patient_id)",
+            )?;
+            for touch in touches {
+                upsert.execute(params![
+                    scope.environment,
+                    scope.organization,
+                    kind_key(touch.kind),
+                    touch.id,
+                    touch.patient_id,
+                    next
+                ])?;
+                next += 1;
+            }
+        }
+        tx.commit()?;
         Ok(())
     }
 
@@ -331,6 +371,69 @@ mod tests {
                 .unwrap()
                 .is_empty()
         );
+    }
+
+    fn touches(n: usize) -> Vec<Touch> {
+        (0..n)
+            .map(|i| Touch {
+                kind: RecordKind::Prescription,
+                id: format!("rx_{i}"),
+                patient_id: Some(format!("pat_{i}")),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_batch_of_index_writes_is_one_transaction() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let dir = tempfile::tempdir().unwrap();
+        let index = Index::open(&dir.path().join("index.sqlite")).unwrap();
+        let commits = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&commits);
+        index.conn().commit_hook(Some(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            false // let the commit go ahead
+        }));
+
+        index.touch_many(&scope("org_a"), &touches(100)).unwrap();
+
+        assert_eq!(commits.load(Ordering::SeqCst), 1);
+        let listed = index
+            .recent(&scope("org_a"), RecordKind::Prescription, 200)
+            .unwrap();
+        assert_eq!(listed.len(), 100);
+    }
+
+    #[test]
+    fn a_batch_is_listed_newest_last_touched_first() {
+        let index = Index::in_memory().unwrap();
+        let s = scope("org_a");
+        index
+            .touch(&s, RecordKind::Prescription, "rx_9", None)
+            .unwrap();
+
+        index.touch_many(&s, &touches(3)).unwrap();
+
+        let ids: Vec<_> = index
+            .recent(&s, RecordKind::Prescription, 10)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.id)
+            .collect();
+        assert_eq!(ids, ["rx_2", "rx_1", "rx_0", "rx_9"]);
+    }
+
+    #[test]
+    fn the_index_file_commits_without_a_disk_flush_each_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = Index::open(&dir.path().join("index.sqlite")).unwrap();
+
+        let synchronous: i64 = index
+            .conn()
+            .pragma_query_value(None, "synchronous", |r| r.get(0))
+            .unwrap();
+
+        assert_eq!(synchronous, 1, "NORMAL");
     }
 
     #[cfg(unix)]

@@ -120,7 +120,7 @@ pub async fn the_browser_program_completes_a_sign_in_on_its_own(run: &mut Run) -
     let code = get("code").context("callback without a code")?;
 
     // The code really is good: the sandbox trades it for tokens.
-    let tokens: serde_json::Value = reqwest::Client::new()
+    let tokens: serde_json::Value = rxdesk_e2e::http_client()
         .post(world.sandbox.url.join("/oauth/token")?)
         .form(&[
             ("grant_type", "authorization_code"),

@@ -83,7 +83,7 @@ impl Driver {
             log,
         )?;
         let endpoint = format!("http://127.0.0.1:{port}");
-        let http = reqwest::Client::new();
+        let http = crate::http_client();
         wait_for(
             "tauri-driver to answer /status",
             Duration::from_secs(15),

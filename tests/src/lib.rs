@@ -34,6 +34,19 @@ pub const KEYRING_SERVICE: &str = "dev.rxdesk.desktop";
 /// The app's bundle identifier: its data, config and cache dirs are named so.
 pub const APP_IDENTIFIER: &str = "dev.rxdesk.desktop";
 
+/// reqwest is built without a crypto provider of its own (the app's client brings
+/// its rustls configuration): the harness and the bench install ring, once per process.
+pub fn install_crypto() {
+    // Err only when a provider is already installed, which is what we want.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+/// A plain HTTP client for the harness's calls to the sandbox.
+pub fn http_client() -> reqwest::Client {
+    install_crypto();
+    reqwest::Client::new()
+}
+
 /// Where the binaries and outputs of a run are.
 #[derive(Debug, Clone)]
 pub struct Layout {

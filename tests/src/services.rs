@@ -328,7 +328,7 @@ impl Sandbox {
             _server: server,
             url,
             control,
-            http: reqwest::Client::new(),
+            http: crate::http_client(),
         })
     }
 

@@ -19,8 +19,12 @@
 //!   not ours).
 //!
 //! Both clients: no redirects (a token endpoint that redirects is an attack,
-//! not a feature, and `oauth2` requires it), bounded waits.
+//! not a feature, and `oauth2` requires it), bounded waits. `oauth2` (code
+//! exchange, refresh) goes through the same clients via [`OAuthHttp`], so the
+//! app carries one HTTP stack: the reqwest line the updater plugin uses.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -40,7 +44,7 @@ pub(crate) struct Http {
 impl Http {
     /// Reads the trust store and the proxy settings once.
     pub(crate) fn new() -> Result<Self, ClientError> {
-        let tls = tls_config();
+        let tls = tls_config()?;
         Ok(Self {
             proxied: builder(tls.clone())
                 .build()
@@ -61,45 +65,81 @@ impl Http {
             &self.proxied
         }
     }
-}
 
-fn builder(tls: Option<rustls::ClientConfig>) -> reqwest::ClientBuilder {
-    let builder = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .connect_timeout(Duration::from_secs(10))
-        .timeout(Duration::from_secs(30));
-    match tls {
-        Some(config) => builder.use_preconfigured_tls(config),
-        None => builder,
+    /// The client for `url`, as `oauth2` takes it (`request_async(&http.oauth(&url))`).
+    pub(crate) fn oauth(&self, url: &Url) -> OAuthHttp<'_> {
+        OAuthHttp(self.for_url(url))
     }
 }
 
-/// rustls with the platform verifier, or `None` (reqwest's built-in roots) when
-/// the system offers no trust store at all.
-fn tls_config() -> Option<rustls::ClientConfig> {
-    match platform_tls_config() {
-        Ok(config) => Some(config),
+/// `oauth2`'s [`AsyncHttpClient`](oauth2::AsyncHttpClient) over one of our
+/// reqwest clients: `oauth2` is built without an HTTP client of its own (its
+/// `reqwest` feature would bring a second reqwest line into the binary).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OAuthHttp<'a>(&'a reqwest::Client);
+
+impl<'c> oauth2::AsyncHttpClient<'c> for OAuthHttp<'_> {
+    type Error = oauth2::HttpClientError<reqwest::Error>;
+    type Future =
+        Pin<Box<dyn Future<Output = Result<oauth2::HttpResponse, Self::Error>> + Send + 'c>>;
+
+    fn call(&'c self, request: oauth2::HttpRequest) -> Self::Future {
+        Box::pin(async move {
+            let request = reqwest::Request::try_from(request).map_err(Box::new)?;
+            let response = self.0.execute(request).await.map_err(Box::new)?;
+            let mut answer = oauth2::http::Response::builder()
+                .status(response.status())
+                .version(response.version());
+            for (name, value) in response.headers() {
+                answer = answer.header(name, value);
+            }
+            let body = response.bytes().await.map_err(Box::new)?;
+            answer
+                .body(body.to_vec())
+                .map_err(oauth2::HttpClientError::Http)
+        })
+    }
+}
+
+fn builder(tls: rustls::ClientConfig) -> reqwest::ClientBuilder {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(Duration::from_secs(10))
+        .timeout(Duration::from_secs(30))
+        .use_preconfigured_tls(tls)
+}
+
+/// rustls (ring) with the platform verifier, or with the built-in Mozilla roots
+/// when the system offers no trust store at all.
+fn tls_config() -> Result<rustls::ClientConfig, ClientError> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(tls_error)?;
+    let mut config = match rustls_platform_verifier::Verifier::new(provider) {
+        Ok(verifier) => builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(verifier))
+            .with_no_client_auth(),
         Err(e) => {
             tracing::warn!(
                 error = %e,
                 "the system's trust store could not be read; trusting the built-in roots only"
             );
-            None
+            let roots =
+                rustls::RootCertStore::from_iter(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+            builder.with_root_certificates(roots).with_no_client_auth()
         }
-    }
-}
-
-fn platform_tls_config() -> Result<rustls::ClientConfig, rustls::Error> {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let verifier = rustls_platform_verifier::Verifier::new(provider.clone())?;
-    let mut config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()?
-        .dangerous()
-        .with_custom_certificate_verifier(Arc::new(verifier))
-        .with_no_client_auth();
+    };
     // reqwest is built without HTTP/2: say so, as its own rustls setup would.
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(config)
+}
+
+fn tls_error(e: rustls::Error) -> ClientError {
+    ClientError::Protocol {
+        message: format!("TLS cannot be set up: {e}"),
+    }
 }
 
 #[cfg(test)]

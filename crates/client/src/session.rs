@@ -291,7 +291,7 @@ pub(crate) async fn renew(
     let refresh = RefreshToken::new(refresh.expose().to_owned());
     let token = client
         .exchange_refresh_token(&refresh)
-        .request_async(http.for_url(&environment.token_endpoint()))
+        .request_async(&http.oauth(&environment.token_endpoint()))
         .await
         .map_err(token_request_error)?;
     let parts = TokenParts::from(&token);

@@ -47,6 +47,7 @@ fn state_of(pending: &PendingSignIn) -> String {
 
 async fn visit(redirect_uri: &url::Url, path_and_query: &str) -> (u16, String) {
     let url = redirect_uri.join(path_and_query).unwrap();
+    install_crypto();
     let response = reqwest::get(url).await.unwrap();
     (response.status().as_u16(), response.text().await.unwrap())
 }

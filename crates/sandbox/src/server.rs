@@ -156,6 +156,7 @@ impl Sandbox {
             origin: origin.into(),
             demo_accounts: fixture.demo_accounts().into(),
             login_limiter: Arc::default(),
+            verified_tokens: Arc::default(),
         };
         let app = router(state.clone(), addr.ip().is_loopback(), link.clone());
 

@@ -26,4 +26,6 @@ pub struct AppState {
     pub demo_accounts: Arc<[crate::fixture::DemoAccount]>,
     /// Failed sign-in attempts per account (see `auth::limits`).
     pub login_limiter: Arc<crate::auth::limits::LoginLimiter>,
+    /// Access tokens already verified (see `auth::verified`).
+    pub verified_tokens: Arc<crate::auth::verified::VerifiedTokens>,
 }

@@ -318,7 +318,7 @@ async fn redirect_uri_mismatch_at_the_token_step_is_refused() {
     let result = other_client
         .exchange_code(oauth2::AuthorizationCode::new(code))
         .set_pkce_verifier(oauth2::PkceCodeVerifier::new(flow.verifier.clone()))
-        .request_async(&http())
+        .request_async(&oauth_http)
         .await;
 
     let Err(oauth2::RequestTokenError::ServerResponse(error)) = result else {

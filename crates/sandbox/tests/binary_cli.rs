@@ -48,6 +48,8 @@ async fn binary_prints_one_line_serves_and_exits_0_on_sigterm() {
         "the real port is printed: {origin}"
     );
 
+    // reqwest has no crypto provider of its own here (the client crate brings one).
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let discovery: serde_json::Value =
         reqwest::get(format!("{origin}/.well-known/openid-configuration"))
             .await
@@ -159,6 +161,8 @@ async fn with_control_a_second_line_names_the_control_endpoint_and_the_link_flag
         .unwrap_or_else(|| panic!("unexpected second line {second:?}"))
         .to_owned();
     assert!(control.starts_with("http://127.0.0.1:"), "{control}");
+    // reqwest has no crypto provider of its own here (the client crate brings one).
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let link: serde_json::Value = reqwest::get(format!("{control}/link"))
         .await
         .unwrap()

@@ -31,7 +31,7 @@ fn new_patient(n: usize) -> Value {
 }
 
 async fn call(origin: &str, token: &str, query: &str, variables: Value) -> reqwest::Result<Value> {
-    let answer: Value = reqwest::Client::new()
+    let answer: Value = http()
         .post(format!("{origin}/graphql"))
         .bearer_auth(token)
         .json(&json!({ "query": query, "variables": variables }))
@@ -44,7 +44,7 @@ async fn call(origin: &str, token: &str, query: &str, variables: Value) -> reqwe
 
 async fn machine_token_at(origin: &str) -> String {
     let (id, secret) = MAPLE_BACKEND;
-    let answer: Value = reqwest::Client::new()
+    let answer: Value = http()
         .post(format!("{origin}/oauth/token"))
         .json(&json!({ "client_id": id, "client_secret": secret, "audience": "rxdesk-sandbox", "grant_type": "client_credentials" }))
         .send()

@@ -91,6 +91,8 @@ impl UrlOpener for TestBrowser {
 }
 
 async fn browse(act: Act, url: Url) {
+    // reqwest has no crypto provider of its own (the client crate brings one).
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let http = reqwest::Client::builder()
         .cookie_store(true)
         .redirect(reqwest::redirect::Policy::none())

@@ -309,7 +309,7 @@ async fn exchange(
     let token = oauth
         .exchange_code(AuthorizationCode::new(code))
         .set_pkce_verifier(verifier)
-        .request_async(client.http().for_url(&environment.token_endpoint()))
+        .request_async(&client.http().oauth(&environment.token_endpoint()))
         .await
         .map_err(token_request_error)?;
     let access = Secret::new(

@@ -35,6 +35,13 @@ pub async fn sandbox_with(config: Config) -> Sandbox {
     }
 }
 
+/// reqwest is built without a crypto provider of its own (the library brings its
+/// rustls configuration): the tests' own clients use ring, installed once per process.
+pub fn install_crypto() {
+    // Err only when a provider is already installed, which is what we want.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 pub fn client_for(url: &Url) -> Client {
     Client::new(Environment::sandbox(url).unwrap()).unwrap()
 }
@@ -112,11 +119,14 @@ impl TestBrowser {
     }
 
     async fn browse(self, url: Url) {
-        let http = reqwest::Client::builder()
-            .cookie_store(true)
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .unwrap();
+        let http = {
+            install_crypto();
+            reqwest::Client::builder()
+        }
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
         let page = get(&http, &url).await.page();
         assert_eq!(page.heading(), "Sign in", "{}", page.html);
         let mut chose_organization = false;
@@ -346,10 +356,13 @@ impl Proxy {
         let faults = Arc::new(Faults::default());
         let state = ProxyState {
             upstream: upstream.clone(),
-            http: reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .build()
-                .unwrap(),
+            http: {
+                install_crypto();
+                reqwest::Client::builder()
+            }
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap(),
             faults: faults.clone(),
         };
         let app = axum::Router::new().fallback(forward).with_state(state);

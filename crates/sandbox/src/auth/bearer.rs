@@ -2,8 +2,10 @@
 //! `GET /userinfo`): the `Authorization: Bearer <token>` header is verified with
 //! the sandbox's own key (signature, `iss`, `aud`, `exp`) before anything else of
 //! the request is read. [`authenticate`] gives the token's claims or why there
-//! are none ([`BearerFailure`]); each endpoint answers a failure in its own shape
-//! (a GraphQL error in `crate::graphql`, an RFC 6750 challenge in `userinfo.rs`).
+//! are none ([`BearerFailure`]). A token's verification is done once and then
+//! answered from `verified.rs`'s cache until the token expires; each endpoint
+//! answers a failure in its own shape (a GraphQL error in `crate::graphql`, an
+//! RFC 6750 challenge in `userinfo.rs`).
 //! The token itself is never logged.
 
 use axum::http::{HeaderMap, header};
@@ -59,8 +61,12 @@ pub fn authenticate(headers: &HeaderMap, state: &AppState) -> Result<AccessClaim
     if token.is_empty() {
         return Err(BearerFailure::Missing);
     }
-    state
-        .keys
-        .verify(token, &state.issuer, &state.config.audience)
-        .map_err(BearerFailure::Rejected)
+    let claims = state
+        .verified_tokens
+        .verify(token, &state.keys, &state.issuer, &state.config.audience)
+        .map_err(BearerFailure::Rejected)?;
+    // Only the verification above is cached. A check of something that can
+    // change while the token is valid (e.g. whether its sign-in has ended) goes
+    // here, after the cache, and runs on every request.
+    Ok(claims)
 }

@@ -10,7 +10,8 @@
 //! attempt limit), `claims.rs` and `keys.rs` (what a token holds and how it is
 //! signed), `issuer.rs` (the issuer identifier, kept in the data directory
 //! across restarts on other ports), `bearer.rs` (the access token of a request to a protected endpoint:
-//! `/graphql`, `/userinfo`), `userinfo.rs` (OpenID Connect UserInfo), `common.rs`
+//! `/graphql`, `/userinfo`), `verified.rs` (tokens already verified, cached until
+//! they expire), `userinfo.rs` (OpenID Connect UserInfo), `common.rs`
 //! (what the endpoints share: lifetimes, the clock, random tokens, hashes, form
 //! parsing). This file only declares them and routes to them.
 //!
@@ -31,6 +32,7 @@ pub(crate) mod password;
 pub mod redirect;
 mod token;
 mod userinfo;
+pub mod verified;
 
 pub(crate) use token::body_too_large;
 

@@ -1,10 +1,11 @@
 //! `POST /graphql`: the route and its handler. The request plumbing of
 //! `crate::graphql` reads the token and the body; a request holding a forbidden
 //! character ([`forbidden_text`]) or failing strict validation (`strict.rs`) is
-//! refused whole; the rest runs on the schema (`schema.rs`) with the store, the
-//! catalog, the caller and any `UpstreamFault` the link layer chose in its context,
-//! and a query's `__schema` and `__type` are answered from the served SDL
-//! (`introspection.rs`).
+//! refused whole; a valid document goes on parsed (`strict.rs` keeps each
+//! distinct document's parse); the rest runs on the schema (`schema.rs`) with the
+//! store, the catalog, the caller and any `UpstreamFault` the link layer chose in
+//! its context, and a query's `__schema` and `__type` are answered from the
+//! served SDL (`introspection.rs`).
 
 use std::sync::Arc;
 
@@ -39,9 +40,14 @@ async fn graphql(
     if let Some(refusal) = forbidden_text(&request) {
         return graphql::respond(async_graphql::Response::from_errors(vec![refusal]));
     }
-    if let Some(problem) = strict::problem(&request.query) {
-        let error = async_graphql::ServerError::new(problem, None);
-        return graphql::respond(async_graphql::Response::from_errors(vec![error]));
+    let mut request = request;
+    match strict::check(&request.query) {
+        Ok(Some(parsed)) => request.set_parsed_query(parsed),
+        Ok(None) => {}
+        Err(problem) => {
+            let error = async_graphql::ServerError::new(problem, None);
+            return graphql::respond(async_graphql::Response::from_errors(vec![error]));
+        }
     }
     let asked = Asked::of(&request);
     let mut request = request

@@ -57,17 +57,40 @@ pub fn endpoint(sandbox: &Sandbox, path: &str) -> String {
     sandbox.url().join(path).unwrap().to_string()
 }
 
+/// reqwest is built without a crypto provider of its own (the client crate brings
+/// its rustls configuration): test clients use ring, installed once per process.
+pub fn install_crypto() {
+    // Err only when a provider is already installed, which is what we want.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 /// A plain HTTP client (follows no redirects).
 pub fn http() -> reqwest::Client {
+    install_crypto();
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap()
 }
 
+/// `oauth2`'s HTTP client over [`http`] (the crate is built without one of its own).
+pub async fn oauth_http(
+    request: oauth2::HttpRequest,
+) -> Result<oauth2::HttpResponse, reqwest::Error> {
+    let response = http().execute(request.try_into()?).await?;
+    let mut answer = oauth2::http::Response::builder().status(response.status());
+    for (name, value) in response.headers() {
+        answer = answer.header(name, value);
+    }
+    let body = response.bytes().await?.to_vec();
+    // Status and headers come from a response that was already parsed.
+    Ok(answer.body(body).unwrap())
+}
+
 /// A "browser": keeps cookies, follows no redirects (so the final redirect to the
 /// app's loopback URI can be read from `Location`).
 pub fn browser() -> reqwest::Client {
+    install_crypto();
     reqwest::Client::builder()
         .cookie_store(true)
         .redirect(reqwest::redirect::Policy::none())
@@ -170,7 +193,7 @@ pub async fn refresh(sandbox: &Sandbox, refresh_token: &str) -> Result<UserToken
     let token = oauth2::RefreshToken::new(refresh_token.to_owned());
     client
         .exchange_refresh_token(&token)
-        .request_async(&http())
+        .request_async(&oauth_http)
         .await
         .map(into_user_tokens)
         .map_err(describe_error)
@@ -342,7 +365,7 @@ impl Flow {
         self.client
             .exchange_code(AuthorizationCode::new(code.to_owned()))
             .set_pkce_verifier(PkceCodeVerifier::new(verifier.to_owned()))
-            .request_async(&http())
+            .request_async(&oauth_http)
             .await
             .map(into_user_tokens)
             .map_err(describe_error)

@@ -20,7 +20,7 @@ use rxdesk_client::network::Outcome;
 use rxdesk_client::network::documents::Change;
 
 use super::AppCore;
-use crate::index::Scope;
+use crate::index::{Scope, Touch};
 use crate::ipc::{ChangeNote, ChangeSeverity, ChangeStatus, CommandError, CreateKey, RecordKind};
 
 impl AppCore {
@@ -29,6 +29,19 @@ impl AppCore {
     fn remember(&self, scope: &Scope, kind: RecordKind, id: &str, patient_id: Option<&str>) {
         if let Err(e) = self.index.touch(scope, kind, id, patient_id) {
             tracing::warn!(error = %e, "local index not updated");
+        }
+    }
+
+    /// Notes a batch of records created or opened (e.g. the drafts a batch
+    /// signed): one transaction, on a blocking thread so the async runtime never
+    /// waits on the disk. Failures are logged, as [`AppCore::remember`]'s.
+    async fn remember_all(&self, scope: &Scope, touches: Vec<Touch>) {
+        let (index, scope) = (self.index.clone(), scope.clone());
+        let written = tokio::task::spawn_blocking(move || index.touch_many(&scope, &touches)).await;
+        match written {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::warn!(error = %e, "local index not updated"),
+            Err(e) => tracing::warn!(error = %e, "local index writer stopped"),
         }
     }
 

@@ -12,7 +12,7 @@ use super::{AppCore, ambiguity_note, idempotency_key, is_repeat, not_found};
 use crate::convert::{
     change_notes, choice_view, form_changes, prescription_input, prescription_view,
 };
-use crate::index::Scope;
+use crate::index::{Scope, Touch};
 use crate::ipc::{
     ChoiceView, CommandError, CreateKey, DraftForm, PrescriptionOutcome, PrescriptionView,
     RecordKind, Resumed, SignRequest, SignResult, SigningProgress,
@@ -249,6 +249,11 @@ impl AppCore {
             })
             .buffer_unordered(SIGNING_IN_FLIGHT);
         let mut results = Vec::with_capacity(items.len());
+        // The drafts the answers showed, noted in the index in one write at the end.
+        let mut opened: Vec<(Scope, Touch)> = Vec::new();
+        let mut seen = |scope: Scope, view: &PrescriptionView| {
+            opened.push((scope, touch_of(view)));
+        };
         let mut done = 0;
         while let Some((n, id, answer)) = answers.next().await {
             done += 1;
@@ -260,14 +265,15 @@ impl AppCore {
             results.push((
                 n,
                 match answer {
-                    Ok((Signing::Signed(p), scope)) => SignResult::Signed {
-                        prescription: self.opened_prescription(&scope, p),
-                    },
+                    Ok((Signing::Signed(p), scope)) => {
+                        let prescription = prescription_view(p);
+                        seen(scope, &prescription);
+                        SignResult::Signed { prescription }
+                    }
                     Ok((Signing::Invalidated { current, reason }, scope)) => {
-                        SignResult::Invalidated {
-                            current: self.opened_prescription(&scope, current),
-                            reason,
-                        }
+                        let current = prescription_view(current);
+                        seen(scope, &current);
+                        SignResult::Invalidated { current, reason }
                     }
                     Ok((Signing::Rejected { unapplied, .. }, _)) => SignResult::Rejected {
                         id,
@@ -280,11 +286,32 @@ impl AppCore {
         drop(answers);
         results.sort_unstable_by_key(|(n, _)| *n);
         let results: Vec<SignResult> = results.into_iter().map(|(_, r)| r).collect();
+        // Every answer of one batch comes from one session; should a renewal in
+        // between have changed the scope, each scope gets its own write.
+        let mut by_scope: Vec<(Scope, Vec<Touch>)> = Vec::new();
+        for (scope, touch) in opened {
+            match by_scope.iter_mut().find(|(s, _)| *s == scope) {
+                Some((_, touches)) => touches.push(touch),
+                None => by_scope.push((scope, vec![touch])),
+            }
+        }
+        for (scope, touches) in by_scope {
+            self.remember_all(&scope, touches).await;
+        }
         let signed = results
             .iter()
             .filter(|r| matches!(r, SignResult::Signed { .. }))
             .count();
         tracing::info!(total, signed, "signing finished");
         Ok(results)
+    }
+}
+
+/// The index entry of a prescription shown to the user.
+fn touch_of(view: &PrescriptionView) -> Touch {
+    Touch {
+        kind: RecordKind::Prescription,
+        id: view.id.clone(),
+        patient_id: view.patient_id.clone(),
     }
 }
