@@ -17,7 +17,7 @@ use rxdesk_lib::ipc::{
     OrderView, PatientInput, PatientOutcome, PatientRecord, PatientSummary, PatientWork,
     PharmacyAnswer, PharmacySearch, PrescriptionOutcome, PrescriptionView, RecordKind, Revocation,
     SessionStorage, Sex, SignInEvent, SignInFailure, SignOutSummary, SignRequest, SignResult,
-    SigningProgress, SigningState, TemplateView, WorkLists,
+    SigningState, TemplateView, WorkLists,
 };
 use rxdesk_lib::session_store::SessionStore;
 use serde_json::{Value, json};
