@@ -22,4 +22,6 @@ pub struct AppState {
     pub demo_accounts: Arc<[crate::fixture::DemoAccount]>,
     /// Failed sign-in attempts per account (see `auth::limits`).
     pub login_limiter: Arc<crate::auth::limits::LoginLimiter>,
+    /// The sign-ins that ended: their access tokens are refused (see `auth::sign_ins`).
+    pub ended_sign_ins: Arc<crate::auth::sign_ins::EndedSignIns>,
 }

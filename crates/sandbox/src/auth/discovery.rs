@@ -1,7 +1,7 @@
 //! `GET /.well-known/openid-configuration` (also served as
 //! `/.well-known/oauth-authorization-server`, RFC 8414) and
 //! `GET /.well-known/jwks.json`. Only metadata: the endpoints themselves live
-//! in `authorize.rs`, `token.rs` and `userinfo.rs`.
+//! in `authorize.rs`, `token.rs`, `userinfo.rs` and `end_session.rs`.
 
 use axum::Json;
 use axum::extract::State;
@@ -12,7 +12,7 @@ use crate::state::AppState;
 
 pub(super) async fn openid_configuration(State(state): State<AppState>) -> Json<Value> {
     let issuer = &*state.issuer;
-    let mut scopes = vec![super::common::OFFLINE_ACCESS];
+    let mut scopes = vec![super::common::OPENID, super::common::OFFLINE_ACCESS];
     scopes.extend(ALL_PERMISSIONS);
     Json(json!({
         "issuer": issuer,
@@ -21,6 +21,7 @@ pub(super) async fn openid_configuration(State(state): State<AppState>) -> Json<
         "revocation_endpoint": format!("{issuer}/oauth/revoke"),
         "jwks_uri": format!("{issuer}/.well-known/jwks.json"),
         "userinfo_endpoint": format!("{issuer}/userinfo"),
+        "end_session_endpoint": format!("{issuer}{}", super::common::END_SESSION_PATH),
         "response_types_supported": ["code"],
         "response_modes_supported": ["query"],
         "grant_types_supported": ["authorization_code", "client_credentials", "refresh_token"],
@@ -31,7 +32,8 @@ pub(super) async fn openid_configuration(State(state): State<AppState>) -> Json<
         "scopes_supported": scopes,
         "subject_types_supported": ["public"],
         "id_token_signing_alg_values_supported": ["RS256"],
-        "claims_supported": ["sub", "name", "email", "role", "org_id", "org_name"],
+        "claims_supported": ["sub", "name", "email", "role", "org_id", "org_name", "sid", "auth_time"],
+        "prompt_values_supported": ["none", "login"],
         "audience": &*state.config.audience,
     }))
 }

@@ -29,6 +29,7 @@ fn migrations() -> Migrations<'static> {
             "../../migrations/0005_refresh_family_deadline.sql"
         )),
         M::up(include_str!("../../migrations/0006_network_events.sql")),
+        M::up(include_str!("../../migrations/0007_sign_ins.sql")),
     ])
 }
 
