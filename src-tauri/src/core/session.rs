@@ -6,7 +6,7 @@
 use std::future::Future;
 
 use rxdesk_client::network::Network;
-use rxdesk_client::{Client, ClientError, Session, SignOutReport};
+use rxdesk_client::{Client, ClientError, Session};
 
 use super::{AppCore, Inner, RENEW_MARGIN, kind};
 use crate::convert::session_info;
@@ -288,22 +288,26 @@ impl AppCore {
         drop(inner);
         self.notifier.session(self.session_event(None));
         let revocation = match (session, client) {
-            (Some(session), Some(client)) => match client.sign_out(session).await {
-                SignOutReport::Revoked => {
-                    tracing::info!("signed out; refresh token revoked");
+            (Some(session), Some(client)) => {
+                let report = client.sign_out(session).await;
+                let failures = report.failures();
+                if !failures.is_empty() {
+                    tracing::warn!(failed = failures.len(), "signed out; the network did not confirm everything");
+                    Revocation::Failed {
+                        message: failures
+                            .iter()
+                            .map(|e| CommandError::from((*e).clone()).to_string())
+                            .collect::<Vec<_>>()
+                            .join("; "),
+                    }
+                } else if report.ended_anything() {
+                    tracing::info!("signed out; ended at the network");
                     Revocation::Revoked
-                }
-                SignOutReport::NothingToRevoke => {
-                    tracing::info!("signed out; nothing to revoke");
+                } else {
+                    tracing::info!("signed out; nothing to end at the network");
                     Revocation::NothingToRevoke
                 }
-                SignOutReport::RevocationFailed(e) => {
-                    tracing::warn!(outcome = e.kind(), "signed out; revocation failed");
-                    Revocation::Failed {
-                        message: CommandError::from(e).to_string(),
-                    }
-                }
-            },
+            }
             _ => Revocation::NothingToRevoke,
         };
         Ok(SignOutSummary {
