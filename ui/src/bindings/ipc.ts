@@ -25,17 +25,29 @@ clientSecret: string | null, };
 
 export type SessionStorage = { "kind": "keyring" } | { "kind": "memoryOnly", reason: string, };
 
-export type SessionInfo = { environmentId: string, userName: string, userEmail: string, role: string, organizationId: string, organizationName: string, permissions: Array<string>, 
+export type SessionInfo = { environmentId: string, 
+/**
+ * The user's stable id at the network (OpenID Connect `sub`): whose the
+ * forms kept across a sign-in are. `None` when the network gave none: then
+ * no form is kept for anyone.
+ */
+subject: string | null, userName: string, userEmail: string, role: string, organizationId: string, organizationName: string, permissions: Array<string>, 
 /**
  * RFC 3339.
  */
 expiresAt: string, };
 
+export type SessionEnd = { "kind": "signedOut" } | { "kind": "locked", idleMinutes: number, } | { "kind": "expired" } | { "kind": "environmentRemoved" } | { "kind": "environmentChanged" };
+
 export type SessionEvent = { session: SessionInfo | null, 
 /**
  * Where the session is kept now (a keyring that refused a write means memory only).
  */
-storage: SessionStorage, };
+storage: SessionStorage, 
+/**
+ * Why the session ended, when this event says it did.
+ */
+ended: SessionEnd | null, };
 
 export type Revocation = { "kind": "revoked" } | { "kind": "nothingToRevoke" } | { "kind": "failed", message: string, };
 
@@ -62,9 +74,15 @@ presets: Array<NetworkPreset>,
  */
 link: LinkEvent | null, 
 /**
- * Seconds without input after which the app locks (0: never).
+ * Seconds without input after which the app locks (0: never): the
+ * user's or `RXDESK_IDLE_LOCK_MINUTES`, never more than the IT policy allows.
  */
-idleLockSeconds: number, };
+idleLockSeconds: number, 
+/**
+ * Why the stored session was not taken up at start (locked: too long since
+ * the app was last used), told once.
+ */
+ended: SessionEnd | null, };
 
 export type SignInFailure = "accessDenied" | "timeout" | "network" | "cancelled" | "other";
 
@@ -278,6 +296,7 @@ export interface Commands {
   open_sign_in_again: { args: {  }; result: null };
   sign_out: { args: {  }; result: SignOutSummary };
   lock_session: { args: {  }; result: SignOutSummary };
+  note_activity: { args: {  }; result: null };
   work_lists: { args: {  }; result: WorkLists };
   open_link: { args: { text: string }; result: LinkTarget };
   find_patients: { args: { query: string }; result: Array<PatientSummary> };

@@ -84,6 +84,7 @@ export const api = {
   openSignInAgain: () => call('open_sign_in_again', {}),
   signOut: () => call('sign_out', {}),
   lockSession: () => call('lock_session', {}),
+  noteActivity: () => call('note_activity', {}),
   workLists: () => call('work_lists', {}),
   openLink: (text: string) => call('open_link', { text }),
   findPatients: (query: string) => call('find_patients', { query }),
