@@ -31,8 +31,6 @@ mod session;
 mod sign_in;
 mod workflows;
 
-pub use session::STORE_ENTRY;
-
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -19,10 +19,7 @@ use super::{AppCore, Inner, RENEW_MARGIN, kind};
 use crate::convert::session_info;
 use crate::index::Scope;
 use crate::ipc::{CommandError, Revocation, SessionEnd, SessionInfo, SignOutSummary};
-use crate::session_store::SessionStore;
-
-/// The keyring entry of the one stored session.
-pub const STORE_ENTRY: &str = "session";
+use crate::session_store::{SESSION_ENTRY, SessionStore};
 
 /// The stored session: whose environment, and when it was last used.
 #[derive(Serialize, Deserialize)]
@@ -109,7 +106,7 @@ impl AppCore {
                 return;
             }
         };
-        match self.store_call(move |s| s.save(STORE_ENTRY, &text)).await {
+        match self.store_call(move |s| s.save(SESSION_ENTRY, &text)).await {
             Some(Ok(())) => {
                 tracing::debug!("session stored");
                 inner.activity.mark_saved();
@@ -125,7 +122,7 @@ impl AppCore {
 
     /// Removes the stored session; `Err` says why the keyring did not.
     pub(super) async fn forget_session(&self) -> Result<(), String> {
-        match self.store_call(|s| s.delete(STORE_ENTRY)).await {
+        match self.store_call(|s| s.delete(SESSION_ENTRY)).await {
             Some(Ok(())) => Ok(()),
             Some(Err(e)) => {
                 tracing::warn!(error = %e, "stored session not removed");
@@ -165,7 +162,7 @@ impl AppCore {
                         tracing::warn!(error = %e, "an older stored session was not removed");
                     }
                 }
-                s.load(STORE_ENTRY)
+                s.load(SESSION_ENTRY)
             })
             .await;
         let text = match loaded {

@@ -41,7 +41,9 @@ pub const ENV_ID: &str = environments::VARIABLES_ID;
 
 /// The session the keyring holds (the one stored session's own JSON), if any.
 pub fn stored_session(keyring: &SessionStore) -> Option<serde_json::Value> {
-    let text = keyring.load(rxdesk_lib::core::STORE_ENTRY).unwrap()?;
+    let text = keyring
+        .load(rxdesk_lib::session_store::SESSION_ENTRY)
+        .unwrap()?;
     let stored: serde_json::Value = serde_json::from_str(&text).unwrap();
     Some(stored["s"].clone())
 }
@@ -60,7 +62,10 @@ pub fn store_session_used_at(
 ) {
     let stored = serde_json::json!({ "env": environment, "last": last, "s": session });
     keyring
-        .save(rxdesk_lib::core::STORE_ENTRY, &stored.to_string())
+        .save(
+            rxdesk_lib::session_store::SESSION_ENTRY,
+            &stored.to_string(),
+        )
         .unwrap();
 }
 
