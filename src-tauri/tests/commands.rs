@@ -651,9 +651,9 @@ fn a_rejected_token_is_renewed_silently_with_the_refresh_token_and_the_call_goes
 /// A stored session whose access token the network now rejects (its refresh
 /// token still good), as the next start of the app finds it.
 fn reject_the_stored_access_token(keyring: &SessionStore) {
-    let mut stored: Value = stored_session(&keyring).unwrap();
+    let mut stored: Value = stored_session(keyring).unwrap();
     stored["at"] = json!("rejected-token");
-    store_session(&keyring, ENV_ID, &stored);
+    store_session(keyring, ENV_ID, &stored);
 }
 
 #[test]
