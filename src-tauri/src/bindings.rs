@@ -24,6 +24,7 @@ pub fn typescript_bindings() -> String {
         EnvironmentInput::decl(&cfg),
         SessionStorage::decl(&cfg),
         SessionInfo::decl(&cfg),
+        SessionEnd::decl(&cfg),
         SessionEvent::decl(&cfg),
         Revocation::decl(&cfg),
         SignOutSummary::decl(&cfg),

@@ -13,6 +13,7 @@ pub const COMMANDS: &[&str] = &[
     "open_sign_in_again",
     "sign_out",
     "lock_session",
+    "note_activity",
     "work_lists",
     "open_link",
     "cancel_action",

@@ -153,8 +153,11 @@ commands! {
     fn open_sign_in_again(core) -> () { core.open_sign_in_again().await }
     /// Ends the session: forgotten here, revoked at the network; says what did not work.
     fn sign_out(core) -> SignOutSummary { core.sign_out().await }
-    /// Ends the session after the UI saw no input for the idle time.
+    /// Ends the session after the UI saw no input for the idle time (or on Lock).
     fn lock_session(core) -> SignOutSummary { core.lock_session().await }
+    /// The UI saw input (sent at most every few seconds): the idle time starts
+    /// again, unless it had passed — then the session ends (`SignedOut`).
+    fn note_activity(core) -> () { core.note_activity().await }
 
     /// Recent patients, drafts awaiting signature, open orders.
     fn work_lists(core, action: Option<ActionId>) -> WorkLists {

@@ -76,7 +76,10 @@ fn platform_config<R: Runtime>(app: &tauri::AppHandle<R>) -> Result<CoreConfig, 
         store,
         opener: Arc::new(rxdesk_client::SystemBrowser),
         sign_in_timeout: rxdesk_client::DEFAULT_TIMEOUT,
-        idle_lock: idle_lock_from(std::env::var("RXDESK_IDLE_LOCK_MINUTES").ok().as_deref()),
+        idle_lock: policy::effective_idle(
+            idle_lock_from(std::env::var("RXDESK_IDLE_LOCK_MINUTES").ok().as_deref()),
+            policy_max_idle(&policy::system_path()),
+        ),
         variables: environments::from_variables(|name| std::env::var(name).ok()),
         notifier: Arc::new(commands::TauriNotifier(app.clone())),
     })
@@ -117,6 +120,18 @@ fn idle_lock_from(value: Option<&str>) -> std::time::Duration {
             crate::core::DEFAULT_IDLE_LOCK
         }
         None => crate::core::DEFAULT_IDLE_LOCK,
+    }
+}
+
+/// IT's maximum idle time from the policy file at `path`; a policy that cannot
+/// be used fails closed (at most the default).
+fn policy_max_idle(path: &std::path::Path) -> Option<std::time::Duration> {
+    match policy::read(path) {
+        Ok(policy) => policy.max_idle,
+        Err(e) => {
+            tracing::warn!(error = %e, "the IT policy cannot be used; the idle lock is at most the default");
+            policy::Policy::closed(crate::core::DEFAULT_IDLE_LOCK).max_idle
+        }
     }
 }
 

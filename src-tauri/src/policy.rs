@@ -1,37 +1,67 @@
 //! The IT policy: a system-wide file an IT-managed install uses to turn
-//! features off for every user of the machine. Today it holds one setting:
+//! features off, or tighten them, for every user of the machine:
 //!
 //! ```toml
 //! # /etc/rxdesk/policy.toml (Linux)
 //! # %ProgramData%\Rx Desk\policy.toml (Windows)
 //! # /Library/Application Support/Rx Desk/policy.toml (macOS)
 //! updates = false
+//! max_idle_minutes = 10   # the app locks after at most this long without input
 //! ```
 //!
-//! No file means no policy (updates offered). The file is writable only by an
-//! administrator, and nothing a user controls (environment variable, setting)
-//! outranks it. A policy that cannot be read or understood fails closed: the
-//! features it could turn off stay off, and Settings says why. Unknown keys are
-//! logged and otherwise ignored, so a newer policy file does not break an older
-//! app.
+//! No file means no policy (updates offered, the user's idle time). The file is
+//! writable only by an administrator, and nothing a user controls (environment
+//! variable, setting) outranks it: a user's idle time longer than
+//! `max_idle_minutes`, or "never", gives way to it ([`effective_idle`]). A
+//! policy that cannot be read or understood fails closed: the features it could
+//! turn off stay off, the idle time is at most the default, and Settings says
+//! why. Unknown keys are logged and otherwise ignored, so a newer policy file
+//! does not break an older app.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// The file's name inside the system-wide directory.
 const FILE_NAME: &str = "policy.toml";
 /// The keys this version understands.
-const KNOWN_KEYS: &[&str] = &["updates"];
+const KNOWN_KEYS: &[&str] = &["updates", "max_idle_minutes"];
 
 /// What IT allows on this machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Policy {
     /// Whether the app may check for and install updates (`updates`, default `true`).
     pub updates: bool,
+    /// The longest the app may stay unlocked without input (`max_idle_minutes`,
+    /// whole minutes, at least 1; default: no maximum).
+    pub max_idle: Option<Duration>,
 }
 
 impl Default for Policy {
     fn default() -> Self {
-        Self { updates: true }
+        Self {
+            updates: true,
+            max_idle: None,
+        }
+    }
+}
+
+impl Policy {
+    /// What applies when the policy file cannot be used: no updates, and the
+    /// idle time at most `default_idle`.
+    pub fn closed(default_idle: Duration) -> Self {
+        Self {
+            updates: false,
+            max_idle: Some(default_idle),
+        }
+    }
+}
+
+/// The idle time that applies: the user's (`Duration::ZERO`: never lock), but
+/// never longer than IT's maximum — and never "never" when IT set one.
+pub fn effective_idle(user: Duration, max: Option<Duration>) -> Duration {
+    match max {
+        Some(max) if user.is_zero() || user > max => max,
+        _ => user,
     }
 }
 
@@ -79,13 +109,32 @@ pub fn parse(text: &str) -> Result<Parsed, String> {
             ));
         }
     };
+    let max_idle = match table.get("max_idle_minutes") {
+        None => None,
+        Some(toml::Value::Integer(minutes)) if *minutes >= 1 => Some(Duration::from_secs(
+            u64::try_from(*minutes)
+                .unwrap_or(u64::MAX)
+                .saturating_mul(60),
+        )),
+        Some(toml::Value::Integer(minutes)) => {
+            return Err(format!(
+                "`max_idle_minutes` must be at least 1, not {minutes} (leave it out for no maximum)"
+            ));
+        }
+        Some(other) => {
+            return Err(format!(
+                "`max_idle_minutes` must be a whole number of minutes, not {} ({other})",
+                other.type_str()
+            ));
+        }
+    };
     let unknown_keys = table
         .keys()
         .filter(|k| !KNOWN_KEYS.contains(&k.as_str()))
         .cloned()
         .collect();
     Ok(Parsed {
-        policy: Policy { updates },
+        policy: Policy { updates, max_idle },
         unknown_keys,
     })
 }
@@ -166,6 +215,47 @@ mod tests {
         let off = parse("updates = false\n").unwrap();
         assert!(!off.policy.updates);
         assert!(off.unknown_keys.is_empty());
+    }
+
+    #[test]
+    fn max_idle_minutes_is_whole_minutes_of_at_least_one() {
+        assert_eq!(parse("").unwrap().policy.max_idle, None);
+        assert_eq!(
+            parse("max_idle_minutes = 10").unwrap().policy.max_idle,
+            Some(Duration::from_secs(600))
+        );
+        assert!(parse("max_idle_minutes = 0").is_err());
+        assert!(parse("max_idle_minutes = -5").is_err());
+        assert!(parse("max_idle_minutes = \"10\"").is_err());
+        assert!(parse("max_idle_minutes = 1.5").is_err());
+    }
+
+    #[test]
+    fn a_user_or_variable_idle_time_cannot_exceed_it_policy() {
+        let ten = Duration::from_secs(600);
+        let five = Duration::from_secs(300);
+        let thirty = Duration::from_secs(1800);
+
+        assert_eq!(effective_idle(thirty, Some(ten)), ten);
+        assert_eq!(
+            effective_idle(Duration::ZERO, Some(ten)),
+            ten,
+            "never gives way"
+        );
+        assert_eq!(effective_idle(five, Some(ten)), five, "shorter stays");
+        assert_eq!(effective_idle(Duration::ZERO, None), Duration::ZERO);
+        assert_eq!(effective_idle(thirty, None), thirty);
+    }
+
+    #[test]
+    fn a_policy_that_cannot_be_used_closes_updates_and_bounds_the_idle_time() {
+        let closed = Policy::closed(Duration::from_secs(900));
+
+        assert!(!closed.updates);
+        assert_eq!(
+            effective_idle(Duration::ZERO, closed.max_idle),
+            Duration::from_secs(900)
+        );
     }
 
     #[test]

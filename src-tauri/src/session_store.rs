@@ -1,5 +1,6 @@
-//! Where a signed-in session is kept between runs: the OS keyring, one entry per
-//! environment, or — when no keyring service answers — memory only.
+//! Where a signed-in session is kept between runs: the OS keyring, under one
+//! entry ([`SESSION_ENTRY`]: the app keeps at most one session), or — when no
+//! keyring service answers — memory only.
 //!
 //! A serialized session (a JWT, a refresh token, who and which organization)
 //! can exceed what one credential holds (Windows' Credential Manager stops at
@@ -23,6 +24,11 @@ use keyring_core::{CredentialStore, Entry, Error as KeyringError};
 
 /// The keyring "service" name of every entry.
 pub const SERVICE: &str = "dev.rxdesk.desktop";
+
+/// The entry of the one stored session (the app's `StoredSession`: its
+/// environment, its last use, the session).
+pub const SESSION_ENTRY: &str = "session";
+
 /// Characters per credential: 1,200 ASCII characters are 2,400 bytes even as
 /// UTF-16, under Windows' 2,560-byte limit.
 pub const CHUNK_LEN: usize = 1_200;

@@ -16,8 +16,8 @@ use rxdesk_lib::ipc::{
     DraftStatus, EntryInput, LinkEvent, LinkTarget, NetworkCheck, OrderOutcome, OrderState,
     OrderView, PatientInput, PatientOutcome, PatientRecord, PatientSummary, PatientWork,
     PharmacyAnswer, PharmacySearch, PrescriptionOutcome, PrescriptionView, RecordKind, Revocation,
-    SessionStorage, Sex, SignInEvent, SignInFailure, SignOutSummary, SignRequest, SignResult,
-    SigningState, TemplateView, WorkLists,
+    SessionEnd, SessionEvent, SessionStorage, Sex, SignInEvent, SignInFailure, SignOutSummary,
+    SignRequest, SignResult, SigningState, TemplateView, WorkLists,
 };
 use rxdesk_lib::session_store::SessionStore;
 use serde_json::{Value, json};
@@ -221,7 +221,7 @@ fn signing_in_stores_the_session_and_the_next_start_restores_it_without_a_browse
         );
     }
     assert!(
-        keyring.load(ENV_ID).unwrap().is_some(),
+        stored_session(&keyring).is_some(),
         "session stored in the keyring"
     );
 
@@ -250,7 +250,7 @@ fn session_is_not_sent_to_an_edited_environment() {
         "a session issued elsewhere was taken up"
     );
     assert!(
-        keyring.load(ENV_ID).unwrap().is_none(),
+        stored_session(&keyring).is_none(),
         "the session issued elsewhere is still stored"
     );
     assert!(is_signed_out(&restarted), "still signed in");
@@ -267,8 +267,223 @@ fn locking_after_idle_time_ends_the_session_so_going_on_needs_a_fresh_sign_in() 
     let summary: SignOutSummary = app.ok("lock_session", json!({}));
 
     assert_eq!(summary.revocation, Revocation::Revoked);
-    assert_eq!(keyring.load(ENV_ID).unwrap(), None);
+    assert_eq!(stored_session(&keyring), None);
     assert!(is_signed_out(&app), "still signed in");
+}
+
+/// The authorize URL of the next sign-in, and the sign-in finished as `email`.
+fn sign_in_url(app: &TestApp, email: &str) -> url::Url {
+    app.browser.set(Act::SignIn(email.to_owned()));
+    let () = app.ok("sign_in", json!({}));
+    let SignInEvent::Waiting { url, .. } = app.next_sign_in_event() else {
+        panic!("no waiting event");
+    };
+    match app.next_sign_in_event() {
+        SignInEvent::SignedIn { .. } => {}
+        other => panic!("sign-in failed: {other:?}"),
+    }
+    url::Url::parse(&url).unwrap()
+}
+
+fn asks_fresh_login(url: &url::Url) -> bool {
+    url.query_pairs()
+        .any(|(k, v)| k == "prompt" && v == "login")
+        && url.query_pairs().any(|(k, v)| k == "max_age" && v == "0")
+}
+
+/// Session events until one says the session ended (waits up to 5 s each).
+fn next_end(app: &TestApp) -> SessionEvent {
+    loop {
+        let event = app
+            .session_events
+            .recv_timeout(Duration::from_secs(5))
+            .expect("no session event");
+        if event.session.is_none() {
+            return event;
+        }
+    }
+}
+
+#[test]
+fn lock_ends_the_sessions_of_every_environment() {
+    let sandbox = sandbox();
+    let keyring = mock_keyring();
+    let app = TestApp::start(Options::new(&sandbox, &keyring));
+    // Signed in on the built-in Local sandbox, then on the variables' network.
+    let _: AppStatus = app.ok("select_environment", json!({"id": "sandbox"}));
+    app.sign_in_as(ADA);
+    let _: AppStatus = app.ok("select_environment", json!({"id": ENV_ID}));
+    app.sign_in_as(ADA);
+
+    let _: SignOutSummary = app.ok("lock_session", json!({}));
+
+    let environments = status(&app).environments;
+    assert!(environments.len() >= 2, "{environments:?}");
+    for environment in environments {
+        let picked: AppStatus = app.ok("select_environment", json!({"id": environment.id}));
+        assert_eq!(
+            picked.session, None,
+            "picking {} after the lock signed someone in",
+            environment.id
+        );
+        assert!(
+            is_signed_out(&app),
+            "{} answers as signed in",
+            environment.id
+        );
+    }
+    assert_eq!(stored_session(&keyring), None);
+}
+
+#[test]
+fn picking_another_environment_ends_the_session_rather_than_keeping_two() {
+    let sandbox = sandbox();
+    let keyring = mock_keyring();
+    let app = TestApp::start(Options::new(&sandbox, &keyring));
+    app.sign_in_as(ADA);
+
+    let _: AppStatus = app.ok("select_environment", json!({"id": "sandbox"}));
+    let back: AppStatus = app.ok("select_environment", json!({"id": ENV_ID}));
+
+    assert_eq!(back.session, None, "coming back restored the session");
+    assert_eq!(stored_session(&keyring), None);
+    assert!(matches!(
+        next_end(&app).ended,
+        Some(SessionEnd::EnvironmentChanged)
+    ));
+}
+
+#[test]
+fn removing_the_environment_in_use_signs_out_and_says_so() {
+    let sandbox = sandbox();
+    let keyring = mock_keyring();
+    let app = TestApp::start(Options::new(&sandbox, &keyring));
+    let url = sandbox.url().to_string();
+    let saved: AppStatus = app.ok(
+        "save_environment",
+        json!({"input": {"name": "Clinic", "authUrl": url, "apiUrl": url,
+                         "audience": "rxdesk-sandbox", "clientId": "rxdesk-desktop",
+                         "callbackPort": null, "clientSecret": null}}),
+    );
+    let clinic = saved
+        .environments
+        .iter()
+        .find(|e| e.name == "Clinic")
+        .unwrap()
+        .id
+        .clone();
+    let _: AppStatus = app.ok("select_environment", json!({"id": clinic}));
+    app.sign_in_as(ADA);
+    let old: rxdesk_client::Session =
+        serde_json::from_value(stored_session(&keyring).unwrap()).unwrap();
+
+    let after: AppStatus = app.ok("remove_environment", json!({"id": clinic}));
+
+    assert_eq!(after.session, None);
+    assert!(matches!(
+        next_end(&app).ended,
+        Some(SessionEnd::EnvironmentRemoved)
+    ));
+    assert_eq!(stored_session(&keyring), None);
+    assert!(is_signed_out(&app), "commands still run as someone");
+    let client =
+        rxdesk_client::Client::new(rxdesk_client::Environment::sandbox(sandbox.url()).unwrap())
+            .unwrap();
+    let pong = tauri::async_runtime::block_on(client.network(&old).ping());
+    assert!(
+        pong.is_err(),
+        "the removed environment's session still works"
+    );
+}
+
+#[test]
+fn a_restart_after_the_idle_limit_asks_for_sign_in() {
+    let sandbox = sandbox();
+    let keyring = mock_keyring();
+    {
+        let app = TestApp::start(Options::new(&sandbox, &keyring));
+        app.sign_in_as(ADA);
+    }
+    let session = stored_session(&keyring).unwrap();
+    store_session_used_at(&keyring, ENV_ID, &session, unix_now() - 16 * 60);
+
+    let restarted = TestApp::start(Options::new(&sandbox, &keyring));
+
+    let status = status(&restarted);
+    assert_eq!(status.session, None, "an idle session was restored");
+    assert_eq!(status.ended, Some(SessionEnd::Locked { idle_minutes: 15 }));
+    assert_eq!(stored_session(&keyring), None);
+    assert!(is_signed_out(&restarted));
+}
+
+#[test]
+fn the_core_locks_a_session_idle_past_the_limit_whatever_the_webview_does() {
+    let sandbox = sandbox();
+    let keyring = mock_keyring();
+    let app = TestApp::start(Options {
+        idle_lock: Duration::from_secs(1),
+        ..Options::new(&sandbox, &keyring)
+    });
+    app.sign_in_as(ADA);
+    std::thread::sleep(Duration::from_millis(1_200));
+
+    let answer = app.call::<Vec<PatientSummary>>("find_patients", json!({"query": "Delgado"}));
+
+    assert!(
+        matches!(answer, Err(CommandError::SignedOut { ref message }) if message.contains("locked")),
+        "{answer:?}"
+    );
+    assert!(matches!(
+        next_end(&app).ended,
+        Some(SessionEnd::Locked { .. })
+    ));
+    assert_eq!(stored_session(&keyring), None);
+    let late: Result<(), CommandError> = app.call("note_activity", json!({}));
+    assert!(late.is_ok(), "nobody signed in: input changes nothing");
+    assert!(is_signed_out(&app));
+}
+
+#[test]
+fn input_reported_after_the_idle_limit_does_not_unlock() {
+    let sandbox = sandbox();
+    let keyring = mock_keyring();
+    let app = TestApp::start(Options {
+        idle_lock: Duration::from_secs(1),
+        ..Options::new(&sandbox, &keyring)
+    });
+    app.sign_in_as(ADA);
+    std::thread::sleep(Duration::from_millis(1_200));
+
+    let late = app.call::<()>("note_activity", json!({}));
+
+    assert!(
+        matches!(late, Err(CommandError::SignedOut { .. })),
+        "{late:?}"
+    );
+    assert!(is_signed_out(&app));
+}
+
+#[test]
+fn the_sign_in_after_a_lock_asks_the_network_for_a_fresh_login() {
+    let sandbox = sandbox();
+    let keyring = mock_keyring();
+    let app = TestApp::start(Options::new(&sandbox, &keyring));
+    let first = sign_in_url(&app, ADA);
+
+    let _: SignOutSummary = app.ok("lock_session", json!({}));
+    let after_lock = sign_in_url(&app, ADA);
+    let _: SignOutSummary = app.ok("sign_out", json!({}));
+    let after_sign_out = sign_in_url(&app, ADA);
+
+    assert!(asks_fresh_login(&first), "at start: {first}");
+    assert!(
+        asks_fresh_login(&after_lock),
+        "after the lock: {after_lock}"
+    );
+    assert!(
+        asks_fresh_login(&after_sign_out),
+        "after sign-out: {after_sign_out}"
+    );
 }
 
 #[test]
@@ -285,7 +500,7 @@ fn sign_out_with_the_network_unreachable_says_the_session_was_not_revoked() {
         matches!(summary.revocation, Revocation::Failed { ref message } if !message.is_empty()),
         "{summary:?}"
     );
-    assert_eq!(keyring.load(ENV_ID).unwrap(), None, "forgotten here anyway");
+    assert_eq!(stored_session(&keyring), None, "forgotten here anyway");
     assert!(status(&app).session.is_none());
 }
 
@@ -313,7 +528,7 @@ fn what_the_ui_receives_about_a_session_never_holds_the_token() {
     let app = TestApp::start(Options::new(&sandbox, &keyring));
     app.sign_in_as(ADA);
 
-    let stored: Value = serde_json::from_str(&keyring.load(ENV_ID).unwrap().unwrap()).unwrap();
+    let stored: Value = stored_session(&keyring).unwrap();
     let token = stored["at"]
         .as_str()
         .expect("access token stored")
@@ -329,14 +544,14 @@ fn sign_out_removes_the_stored_session_and_revokes_its_refresh_token() {
     let keyring = mock_keyring();
     let app = TestApp::start(Options::new(&sandbox, &keyring));
     app.sign_in_as(ADA);
-    let stored = keyring.load(ENV_ID).unwrap().unwrap();
-    let old: rxdesk_client::Session = serde_json::from_str(&stored).unwrap();
+    let old: rxdesk_client::Session =
+        serde_json::from_value(stored_session(&keyring).unwrap()).unwrap();
 
     let summary: SignOutSummary = app.ok("sign_out", json!({}));
 
     assert_eq!(summary.revocation, Revocation::Revoked);
     assert_eq!(summary.keyring_problem, None);
-    assert_eq!(keyring.load(ENV_ID).unwrap(), None);
+    assert_eq!(stored_session(&keyring), None);
     assert!(status(&app).session.is_none());
     let ended = app
         .session_events
@@ -377,7 +592,7 @@ fn a_rejected_token_without_renewal_answers_signed_out_mid_form_and_ends_the_ses
     let forged = json!({"at": "not-a-token", "exp": far, "perm": ["read:patient", "write:patient"],
                         "user": {"id": "u", "name": "Ada Quinn"}, "org": {"id": "org_maple", "name": MAPLE},
                         "for": issued_for});
-    keyring.save(ENV_ID, &forged.to_string()).unwrap();
+    store_session(&keyring, ENV_ID, &forged);
     let app = TestApp::start(Options::new(&sandbox, &keyring));
     assert!(
         status(&app).session.is_some(),
@@ -399,7 +614,7 @@ fn a_rejected_token_without_renewal_answers_signed_out_mid_form_and_ends_the_ses
         .unwrap();
     assert!(event.session.is_none(), "the UI is told the session ended");
     assert_eq!(
-        keyring.load(ENV_ID).unwrap(),
+        stored_session(&keyring),
         None,
         "the dead session is removed"
     );
@@ -413,15 +628,15 @@ fn a_rejected_token_is_renewed_silently_with_the_refresh_token_and_the_call_goes
         let app = TestApp::start(Options::new(&sandbox, &keyring));
         app.sign_in_as(MO);
     }
-    let mut stored: Value = serde_json::from_str(&keyring.load(ENV_ID).unwrap().unwrap()).unwrap();
+    let mut stored: Value = stored_session(&keyring).unwrap();
     stored["at"] = json!("rejected-token");
-    keyring.save(ENV_ID, &stored.to_string()).unwrap();
+    store_session(&keyring, ENV_ID, &stored);
 
     let app = TestApp::start(Options::new(&sandbox, &keyring));
     let found = find_patients(&app, "Delgado");
 
     assert_eq!(found.len(), 1);
-    let now: Value = serde_json::from_str(&keyring.load(ENV_ID).unwrap().unwrap()).unwrap();
+    let now: Value = stored_session(&keyring).unwrap();
     assert_ne!(
         now["at"],
         json!("rejected-token"),
@@ -436,9 +651,9 @@ fn a_rejected_token_is_renewed_silently_with_the_refresh_token_and_the_call_goes
 /// A stored session whose access token the network now rejects (its refresh
 /// token still good), as the next start of the app finds it.
 fn reject_the_stored_access_token(keyring: &SessionStore) {
-    let mut stored: Value = serde_json::from_str(&keyring.load(ENV_ID).unwrap().unwrap()).unwrap();
+    let mut stored: Value = stored_session(keyring).unwrap();
     stored["at"] = json!("rejected-token");
-    keyring.save(ENV_ID, &stored.to_string()).unwrap();
+    store_session(keyring, ENV_ID, &stored);
 }
 
 #[test]
@@ -649,7 +864,7 @@ fn the_built_in_local_sandbox_starts_in_process_and_takes_the_demo_accounts() {
             .auth_url
             .starts_with("http://127.0.0.1:")
     );
-    assert!(keyring.load("sandbox").unwrap().is_some());
+    assert!(stored_session(&keyring).is_some());
 }
 
 /// Makes the built-in sandbox of `dir` find its recorded port taken at its
@@ -700,7 +915,7 @@ fn a_session_of_another_local_sandbox_is_not_taken_up() {
         status(&restarted).session.is_none(),
         "another sandbox's session was taken up"
     );
-    assert!(keyring.load("sandbox").unwrap().is_none());
+    assert!(stored_session(&keyring).is_none());
     assert!(is_signed_out(&restarted), "still signed in");
 }
 

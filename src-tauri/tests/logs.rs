@@ -79,7 +79,7 @@ fn a_full_journey_logs_neither_tokens_nor_patient_names() {
     let _: OrderOutcome = app.ok("send_order", json!({"id": order.id}));
     let _: Value = app.ok("find_patients", json!({"query": "Zebediah Quuxworth"}));
     let _: Value = app.ok("work_lists", json!({}));
-    let stored: Value = serde_json::from_str(&keyring.load(ENV_ID).unwrap().unwrap()).unwrap();
+    let stored: Value = stored_session(&keyring).unwrap();
     let _: rxdesk_lib::ipc::SignOutSummary = app.ok("sign_out", json!({}));
 
     let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();

@@ -314,6 +314,11 @@ impl Environment {
         join(&self.auth_url, "oauth/revoke")
     }
 
+    /// The authorization server's discovery document (OpenID Connect Discovery).
+    pub(crate) fn discovery_endpoint(&self) -> Url {
+        join(&self.auth_url, ".well-known/openid-configuration")
+    }
+
     /// OpenID Connect UserInfo: who a user's access token acts for.
     pub(crate) fn userinfo_endpoint(&self) -> Url {
         join(&self.auth_url, "userinfo")
@@ -395,7 +400,8 @@ fn non_empty(setting: &'static str, value: String) -> Result<String, Environment
     }
 }
 
-fn checked_url(setting: &'static str, value: &str) -> Result<Url, EnvironmentError> {
+/// `value` as a URL an environment may use: https, or http on a loopback host.
+pub(crate) fn checked_url(setting: &'static str, value: &str) -> Result<Url, EnvironmentError> {
     let url = Url::parse(value).map_err(|e| EnvironmentError::InvalidUrl {
         setting,
         reason: e.to_string(),

@@ -8,8 +8,8 @@
 //! | --- | --- |
 //! | [`Environment`], [`BackendCredentials`] | which network: auth server, API, audience, client id; TOML or `RXDESK_*` variables; a public client never holds a secret |
 //! | [`Client`] | the entry point: one per environment, shares its HTTP clients (the OS trust store and proxy; loopback direct) |
-//! | [`Client::sign_in`] → [`SignIn`] → [`PendingSignIn`] → [`Session`] | browser sign-in: PKCE, loopback listener, [`UrlOpener`], cancel ([`CancelHandle`]), timeout; errors in [`SignInError`] |
-//! | [`Session`], [`Client::renew`], [`Client::sign_out`] | the user's token, expiry, permissions (the token response's `scope`), user and organization (OpenID Connect UserInfo); renewal by refresh token (rotation); revocation ([`SignOutReport`]) |
+//! | [`Client::sign_in`] → [`SignIn`] → [`PendingSignIn`] → [`Session`] | browser sign-in: PKCE, loopback listener, [`UrlOpener`], cancel ([`CancelHandle`]), timeout, a fresh login on request ([`SignIn::fresh_login`]); errors in [`SignInError`] |
+//! | [`Session`], [`Client::renew`], [`Client::sign_out`] | the user's token, expiry, permissions (the token response's `scope`), user and organization (OpenID Connect UserInfo), the sign-in's ID token; renewal by refresh token (rotation); sign-out: both tokens revoked and the sign-in ended at the network ([`SignOutReport`]) |
 //! | [`MachineTokens`], [`Client::machine_tokens`] | client-credentials tokens, cached and shared, one request in flight (also through a token-endpoint outage) |
 //! | [`network::Network`] ([`Client::network`], [`Client::machine_network`]) | the Network API: one typed async fn per call shape, answers as [`network::Outcome`]s |
 //! | [`IdempotencyKey`] | what every create carries as its `externalId`, made once per user action, so a repeat never makes a second record |
@@ -38,12 +38,14 @@ mod call_kind;
 mod environment;
 mod error;
 mod http;
+mod id_token;
 mod idempotency;
 pub mod network;
 mod redact;
 pub mod retry;
 mod secret;
 mod session;
+mod sign_out;
 mod signin;
 pub mod sync;
 mod token;
@@ -59,7 +61,8 @@ pub use environment::{
 pub use error::ClientError;
 pub use idempotency::{IdempotencyKey, InvalidKey, MAX_KEY_CHARS};
 pub use secret::Secret;
-pub use session::{Session, SessionOrganization, SessionUser, SignOutReport};
+pub use session::{Session, SessionOrganization, SessionUser};
+pub use sign_out::{SignOutReport, SignOutStep};
 pub use signin::{
     CancelHandle, DEFAULT_TIMEOUT, NoBrowser, PendingSignIn, SignIn, SignInError, SystemBrowser,
     UrlOpener,
@@ -155,9 +158,11 @@ impl Client {
         session::renew(&self.http, &self.environment, session).await
     }
 
-    /// Signs out: the session is dropped (tokens wiped) and its refresh token
-    /// revoked at the server. A failed revocation is reported, never an obstacle.
+    /// Signs out: the session is dropped (tokens wiped) and ended at the
+    /// network — refresh and access tokens revoked, the sign-in ended at the
+    /// end-session endpoint where the network offers one. What failed is
+    /// reported, never an obstacle.
     pub async fn sign_out(&self, session: Session) -> SignOutReport {
-        session::sign_out(&self.http, &self.environment, session).await
+        sign_out::sign_out(&self.http, &self.environment, session).await
     }
 }

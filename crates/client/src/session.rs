@@ -1,10 +1,10 @@
 //! [`Session`]: a signed-in user's token and what the UI needs about it (expiry,
-//! permissions, user, organization, optional refresh token), serializable for the
-//! app's keyring store; plus the calls made on its behalf: who the new token acts
-//! for (OpenID Connect UserInfo, [`user_info`]), renewal with the refresh token
-//! through `oauth2` (rotation honoured), and revocation at sign-out (RFC 7009, our
-//! own form POST: `oauth2` insists on https there, and loopback environments are
-//! http). Obtaining the first session is `signin`'s job.
+//! permissions, user, organization, optional refresh token, the ID token kept to
+//! end the sign-in), serializable for the app's keyring store; plus the calls
+//! made on its behalf: who the new token acts for (OpenID Connect UserInfo,
+//! [`user_info`]) and renewal with the refresh token through `oauth2`
+//! (rotation honoured). Obtaining the first session is `signin`'s job, ending
+//! it `sign_out`'s.
 //!
 //! A session's permissions are the token response's `scope` (the contract's
 //! space-separated permissions), never read from the token itself: the access
@@ -13,16 +13,16 @@
 use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use oauth2::basic::{BasicClient, BasicTokenResponse};
 use oauth2::{
     ClientId, ErrorResponseType, RefreshToken, RequestTokenError, StandardErrorResponse,
-    TokenResponse, TokenUrl,
+    TokenResponse as _, TokenUrl,
 };
 use serde::{Deserialize, Serialize};
 
 use crate::environment::Environment;
 use crate::error::{ClientError, shape_error};
 use crate::http::Http;
+use crate::id_token::{OidcClient, TokenResponse};
 use crate::secret::Secret;
 
 /// Lifetime assumed when a token response omits `expires_in`: short, so the app
@@ -114,13 +114,17 @@ pub struct Session {
     /// sessions were bound: they belong nowhere and are dropped).
     #[serde(rename = "for", default, skip_serializing_if = "Option::is_none")]
     issued_for: Option<IssuedFor>,
+    /// The ID token of the sign-in (scope `openid`), sent back as
+    /// `id_token_hint` to end it at sign-out.
+    #[serde(rename = "idt", default, skip_serializing_if = "Option::is_none")]
+    id_token: Option<Secret>,
 }
 
 impl Session {
     /// The session of a fresh sign-in: the token response (token, expiry, refresh
     /// token, permissions from its `scope`) and what `/userinfo` said about it.
     pub(crate) fn from_sign_in(
-        token: &BasicTokenResponse,
+        token: &TokenResponse,
         info: UserInfo,
         environment: &Environment,
     ) -> Self {
@@ -146,6 +150,7 @@ impl Session {
             },
             organization,
             issued_for: Some(IssuedFor::of(environment)),
+            id_token: parts.id_token,
         }
     }
 
@@ -217,6 +222,16 @@ impl Session {
     pub fn can_renew(&self) -> bool {
         self.refresh_token.is_some()
     }
+
+    /// The refresh token, to revoke it at sign-out.
+    pub(crate) fn refresh_token(&self) -> Option<&Secret> {
+        self.refresh_token.as_ref()
+    }
+
+    /// The sign-in's ID token, to end it at sign-out.
+    pub(crate) fn id_token(&self) -> Option<&Secret> {
+        self.id_token.as_ref()
+    }
 }
 
 impl fmt::Display for Session {
@@ -229,27 +244,17 @@ impl fmt::Display for Session {
     }
 }
 
-/// What sign-out did at the server. The local session is gone in every case.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SignOutReport {
-    /// The refresh token was revoked.
-    Revoked,
-    /// The session had no refresh token; the access token simply expires.
-    NothingToRevoke,
-    /// Revocation failed; the refresh token may still work until it expires.
-    RevocationFailed(ClientError),
-}
-
 /// The parts of a token response a session keeps.
 struct TokenParts {
     access_token: Secret,
     expires_at: u64,
     refresh_token: Option<Secret>,
     scopes: Option<Vec<String>>,
+    id_token: Option<Secret>,
 }
 
-impl From<&BasicTokenResponse> for TokenParts {
-    fn from(token: &BasicTokenResponse) -> Self {
+impl From<&TokenResponse> for TokenParts {
+    fn from(token: &TokenResponse) -> Self {
         let lifetime = token.expires_in().unwrap_or(ASSUMED_LIFETIME);
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -263,6 +268,7 @@ impl From<&BasicTokenResponse> for TokenParts {
             scopes: token
                 .scopes()
                 .map(|s| s.iter().map(|s| s.as_str().to_owned()).collect()),
+            id_token: token.extra_fields().id_token.as_deref().map(Secret::new),
         }
     }
 }
@@ -286,7 +292,7 @@ pub(crate) async fn renew(
             message: "the session cannot be renewed; sign in again".to_owned(),
         });
     };
-    let client = BasicClient::new(ClientId::new(environment.client_id().to_owned()))
+    let client = OidcClient::new(ClientId::new(environment.client_id().to_owned()))
         .set_token_uri(TokenUrl::from_url(environment.token_endpoint()));
     let refresh = RefreshToken::new(refresh.expose().to_owned());
     let token = client
@@ -311,6 +317,8 @@ pub(crate) async fn renew(
         user: session.user.clone(),
         organization: session.organization.clone(),
         issued_for: session.issued_for.clone(),
+        // The same sign-in: a new ID token names it as well as the old did.
+        id_token: parts.id_token.or_else(|| session.id_token.clone()),
     })
 }
 
@@ -437,56 +445,6 @@ fn challenge_param(challenge: &str, name: &str) -> Option<String> {
     None
 }
 
-/// Revokes the session's refresh token (RFC 7009). Never fails: the outcome is reported.
-pub(crate) async fn sign_out(
-    http: &Http,
-    environment: &Environment,
-    session: Session,
-) -> SignOutReport {
-    let Some(refresh) = session.refresh_token.as_ref() else {
-        return SignOutReport::NothingToRevoke;
-    };
-    if !session.issued_by(environment) {
-        // Its refresh token goes to no other server than its own.
-        return SignOutReport::RevocationFailed(ClientError::SignedOut {
-            code: "other_environment".to_owned(),
-            message: "the session was issued by another network: not revoked here".to_owned(),
-        });
-    }
-    // Our own RFC 7009 request: `oauth2` refuses a revocation endpoint that is
-    // not https, and loopback environments (the sandbox) are plain http.
-    let form = [
-        ("token", refresh.expose()),
-        ("token_type_hint", "refresh_token"),
-        ("client_id", environment.client_id()),
-    ];
-    let result = async {
-        let endpoint = environment.revocation_endpoint();
-        let response = http
-            .for_url(&endpoint)
-            .post(endpoint)
-            .form(&form)
-            .send()
-            .await
-            .map_err(ClientError::from_reqwest)?;
-        let status = response.status().as_u16();
-        if status == 200 {
-            return Ok(());
-        }
-        let body = response.bytes().await.map_err(ClientError::from_reqwest)?;
-        Err(crate::token::token_error(status, &body))
-    }
-    .await;
-    drop(session);
-    match result {
-        Ok(()) => SignOutReport::Revoked,
-        Err(e) => {
-            tracing::warn!(error = e.kind(), "refresh token revocation failed");
-            SignOutReport::RevocationFailed(e)
-        }
-    }
-}
-
 /// An `oauth2` request failure as a [`ClientError`].
 pub(crate) fn token_request_error<RE, T>(
     e: RequestTokenError<RE, StandardErrorResponse<T>>,
@@ -553,6 +511,7 @@ mod tests {
                 name: "Maple Street Clinic".into(),
             },
             issued_for: Some(IssuedFor::of(&maple())),
+            id_token: Some(Secret::new("eyJhbGciOiJSUzI1NiJ9.idpayload.signature")),
         }
     }
 
@@ -646,15 +605,15 @@ mod tests {
         let http = Http::new().unwrap();
 
         let renewed = renew(&http, &elsewhere, &session()).await;
-        let revoked = sign_out(&http, &elsewhere, session()).await;
+        let revoked = crate::sign_out::sign_out(&http, &elsewhere, session()).await;
 
         assert!(
             matches!(renewed, Err(ClientError::SignedOut { ref code, .. }) if code == "other_environment")
         );
-        assert!(matches!(
-            revoked,
-            SignOutReport::RevocationFailed(ClientError::SignedOut { ref code, .. }) if code == "other_environment"
+        assert!(revoked.failures().iter().all(
+            |e| matches!(e, ClientError::SignedOut { code, .. } if code == "other_environment")
         ));
+        assert_eq!(revoked.failures().len(), 3);
     }
 
     #[test]
@@ -665,6 +624,7 @@ mod tests {
 
         assert!(!printed.contains("payload"), "{printed}");
         assert!(!printed.contains("rt-123"), "{printed}");
+        assert!(!printed.contains("idpayload"), "{printed}");
     }
 
     #[test]

@@ -64,9 +64,29 @@ async fn authorize_url_carries_pkce_state_audience_and_scope() {
     assert_eq!(query["code_challenge_method"], "S256");
     assert_eq!(query["code_challenge"].len(), 43);
     assert_eq!(query["audience"], "rxdesk-sandbox");
-    assert_eq!(query["scope"], "offline_access");
+    assert_eq!(query["scope"], "openid offline_access");
     assert_eq!(query["redirect_uri"], pending.redirect_uri().as_str());
     assert!(query["state"].len() >= 16);
+    assert!(!query.contains_key("prompt"), "an ordinary sign-in");
+}
+
+#[tokio::test]
+async fn a_fresh_sign_in_asks_for_the_password_whatever_the_browser_remembers() {
+    let client = offline_client();
+    let pending = client
+        .sign_in()
+        .fresh_login(true)
+        .opener(NoBrowser)
+        .timeout(Duration::from_secs(5))
+        .start()
+        .await
+        .unwrap();
+
+    let query: std::collections::HashMap<String, String> =
+        pending.authorize_url().query_pairs().into_owned().collect();
+
+    assert_eq!(query["prompt"], "login");
+    assert_eq!(query["max_age"], "0");
 }
 
 #[tokio::test]

@@ -124,6 +124,7 @@ impl Sandbox {
             Some(addr) => Some(crate::control::bind(addr).await?),
             None => None,
         };
+        let ended_sign_ins = crate::auth::sign_ins::EndedSignIns::load(&db).await?;
 
         let listener =
             TcpListener::bind(config.listen)
@@ -157,6 +158,7 @@ impl Sandbox {
             demo_accounts: fixture.demo_accounts().into(),
             login_limiter: Arc::default(),
             verified_tokens: Arc::default(),
+            ended_sign_ins: Arc::new(ended_sign_ins),
         };
         let app = router(state.clone(), addr.ip().is_loopback(), link.clone());
 

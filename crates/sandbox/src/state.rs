@@ -28,4 +28,6 @@ pub struct AppState {
     pub login_limiter: Arc<crate::auth::limits::LoginLimiter>,
     /// Access tokens already verified (see `auth::verified`).
     pub verified_tokens: Arc<crate::auth::verified::VerifiedTokens>,
+    /// The sign-ins that ended: their access tokens are refused (see `auth::sign_ins`).
+    pub ended_sign_ins: Arc<crate::auth::sign_ins::EndedSignIns>,
 }

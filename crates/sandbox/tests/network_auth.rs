@@ -4,7 +4,7 @@
 //! empty header, a scheme other than Bearer, a token signed with another key, for
 //! another audience, from another issuer or expired fails the whole request with
 //! 401, `WWW-Authenticate: Bearer`, one coded error and no `data` — before the
-//! body is even read.
+//! body is even read. A machine token never signs, whatever scopes it carries.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod network_support;
@@ -132,6 +132,7 @@ fn machine_claims(sandbox: &Sandbox) -> AccessClaims {
         org_id: "org_maple".to_owned(),
         jti: "test-token".to_owned(),
         gty: Some("client-credentials".to_owned()),
+        sid: None,
     }
 }
 
@@ -215,4 +216,27 @@ async fn an_expired_user_token_is_refused_as_invalid_saying_it_expired() {
     let reply = post_raw(&sandbox, Some(&bearer(&token)), ping_body()).await;
 
     assert_refused_as_invalid_saying(&reply, "expired");
+}
+
+#[tokio::test]
+async fn a_machine_token_never_signs_whatever_its_scopes() {
+    let (sandbox, keys, _dir) = sandbox_with_key().await;
+    let every = rxdesk_sandbox::auth::claims::ALL_PERMISSIONS.map(str::to_owned);
+    let token = keys
+        .sign(&AccessClaims {
+            scope: every.join(" "),
+            permissions: every.to_vec(),
+            ..machine_claims(&sandbox)
+        })
+        .unwrap();
+    let signing = json!({
+        "id": network_support::UNKNOWN_PRESCRIPTION,
+        "signing": { "signedHash": "0".repeat(64) },
+    });
+
+    let r = network_support::prescription(&sandbox, &token, signing).await;
+
+    assert_eq!(r["__typename"], "UnauthorizedError", "{r:#}");
+    assert_eq!(r["code"], "PRESCRIPTION_SIGNING_UNAUTHORIZED");
+    assert!(r["message"].as_str().unwrap().contains("machine"), "{r:#}");
 }

@@ -25,6 +25,7 @@ pub fn session_info(environment_id: &str, session: &Session) -> SessionInfo {
     let expires = time::OffsetDateTime::from(session.expires_at());
     SessionInfo {
         environment_id: environment_id.to_owned(),
+        subject: Some(session.user().id.clone()).filter(|sub| !sub.trim().is_empty()),
         user_name: session.user().name.clone(),
         user_email: session.user().email.clone().unwrap_or_default(),
         role: session.user().role.clone().unwrap_or_default(),

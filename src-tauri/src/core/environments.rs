@@ -8,8 +8,8 @@ use super::{AppCore, Inner, app_error};
 use crate::convert::session_info;
 use crate::environments::{self, Configured, SANDBOX_ID};
 use crate::ipc::{
-    AppStatus, CommandError, EnvironmentInfo, EnvironmentInput, NetworkCheck, SessionEvent,
-    SessionInfo, SessionStorage,
+    AppStatus, CommandError, EnvironmentInfo, EnvironmentInput, NetworkCheck, SessionEnd,
+    SessionEvent, SessionInfo, SessionStorage,
 };
 use crate::sandbox::LocalSandbox;
 
@@ -94,10 +94,15 @@ impl AppCore {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = reason;
     }
 
-    pub(super) fn session_event(&self, session: Option<SessionInfo>) -> SessionEvent {
+    pub(super) fn session_event(
+        &self,
+        session: Option<SessionInfo>,
+        ended: Option<SessionEnd>,
+    ) -> SessionEvent {
         SessionEvent {
             session,
             storage: self.storage(),
+            ended,
         }
     }
 
@@ -105,10 +110,8 @@ impl AppCore {
     /// The first call restores the stored session of the active environment.
     pub async fn status(&self) -> AppStatus {
         let mut inner = self.inner.lock().await;
-        if !inner.restored {
-            inner.restored = true;
-            self.restore(&mut inner).await;
-        }
+        self.ensure_restored(&mut inner).await;
+        let ended = inner.ended_at_start.take();
         let session = inner
             .session
             .as_ref()
@@ -125,10 +128,13 @@ impl AppCore {
             presets: environments::presets(),
             link: self.take_start_link(),
             idle_lock_seconds: u32::try_from(self.idle_lock.as_secs()).unwrap_or(u32::MAX),
+            ended,
         }
     }
 
-    /// Switches environment: cancels a pending sign-in, restores that environment's session.
+    /// Switches environment: cancels a pending sign-in. Never restores a
+    /// session: whoever picks an environment signs in there. Choosing another
+    /// environment while signed in ends the session (only one is ever kept).
     pub async fn select_environment(&self, id: &str) -> Result<AppStatus, CommandError> {
         let known = self.environment_list().await.0.iter().any(|e| e.id == id);
         if !known {
@@ -136,13 +142,15 @@ impl AppCore {
         }
         {
             let mut inner = self.inner.lock().await;
+            self.ensure_restored(&mut inner).await;
             if let Some(pending) = inner.pending.take() {
                 pending.cancel.cancel();
             }
+            if inner.active != id && inner.session.is_some() {
+                self.end_session(&mut inner, SessionEnd::EnvironmentChanged)
+                    .await;
+            }
             inner.active = id.to_owned();
-            inner.session = None;
-            inner.restored = true;
-            self.restore(&mut inner).await;
         }
         Ok(self.status().await)
     }
@@ -167,17 +175,27 @@ impl AppCore {
         Ok(self.status().await)
     }
 
+    /// Removes an environment. The environment in use takes its session with
+    /// it: ended at the network, deleted, and the UI told why.
     pub async fn remove_environment(&self, id: &str) -> Result<AppStatus, CommandError> {
-        self.file.remove(id).map_err(app_error)?;
-        {
-            let mut inner = self.inner.lock().await;
-            inner.clients.remove(id);
-            if inner.active == id {
-                inner.active = super::default_environment(&self.file);
-                inner.session = None;
-                self.restore(&mut inner).await;
+        let mut inner = self.inner.lock().await;
+        self.ensure_restored(&mut inner).await;
+        if inner.active == id {
+            if let Some(pending) = inner.pending.take() {
+                pending.cancel.cancel();
+            }
+            if inner.session.is_some() {
+                self.end_session(&mut inner, SessionEnd::EnvironmentRemoved)
+                    .await;
             }
         }
+        self.file.remove(id).map_err(app_error)?;
+        inner.clients.remove(id);
+        inner.checks.remove(id);
+        if inner.active == id {
+            inner.active = super::default_environment(&self.file);
+        }
+        drop(inner);
         Ok(self.status().await)
     }
 

@@ -6,9 +6,11 @@
 //!   double submit merged into one;
 //! - [`environments`](self::environments): which networks there are, the active
 //!   one, and whether it speaks what the app sends (the compatibility check);
-//! - [`session`](self::session): the session kept in the keyring, restored,
-//!   renewed silently, ended; every workflow's call goes through
-//!   `AppCore::with_network`;
+//! - [`session`](self::session): the one session kept in the keyring, restored
+//!   (unless idle past the lock), renewed silently, ended everywhere at sign-out,
+//!   lock or when its environment goes; every workflow's call goes through
+//!   `AppCore::with_network`, which checks the idle time first;
+//! - [`activity`](self::activity): when the user last gave input;
 //! - [`sign_in`](self::sign_in): browser sign-in driven from Rust, progress sent
 //!   through a [`Notifier`];
 //! - [`workflows`](self::workflows): patients, prescriptions, signing, orders and
@@ -18,11 +20,16 @@
 //! Rules kept here:
 //! - the UI never receives a token: only [`SessionInfo`](crate::ipc::SessionInfo);
 //! - an answer of `SignedOut` is retried once after a silent renewal (the
-//!   server did nothing: authentication comes before any work); if that fails
-//!   the session is dropped and the UI asked to sign in again;
+//!   server did nothing: authentication comes before any work), and only as
+//!   the same user in the same organization; if that fails the session is
+//!   dropped and the UI asked to sign in again;
+//! - at most one session is stored, the active environment's; picking an
+//!   environment never restores one; after a lock or a sign-out (and at start)
+//!   the next sign-in asks the network for a fresh login;
 //! - nothing logged carries a token or a patient field.
 
 mod actions;
+mod activity;
 mod environments;
 mod running;
 mod session;
@@ -41,7 +48,8 @@ use url::Url;
 use crate::environments::{Configured, EnvironmentsFile, SANDBOX_ID};
 use crate::index::Index;
 use crate::ipc::{
-    CommandError, LinkEvent, NetworkCheck, RetryEvent, SessionEvent, SignInEvent, SigningProgress,
+    CommandError, LinkEvent, NetworkCheck, RetryEvent, SessionEnd, SessionEvent, SignInEvent,
+    SigningProgress,
 };
 
 use crate::sandbox::LocalSandbox;
@@ -73,7 +81,8 @@ pub struct CoreConfig {
     pub index: Index,
     pub opener: Arc<dyn UrlOpener>,
     pub sign_in_timeout: Duration,
-    /// Input-free time after which the UI locks (zero: never).
+    /// Input-free time after which the app locks (zero: never), the IT
+    /// policy's maximum already applied (`policy::effective_idle`).
     pub idle_lock: Duration,
     /// The environment named by `RXDESK_*` variables (already read).
     pub variables: Result<Option<Configured>, String>,
@@ -103,6 +112,14 @@ struct Inner {
     pending: Option<Pending>,
     /// The compatibility check's answer, per environment, once it ran.
     checks: HashMap<String, NetworkCheck>,
+    /// The user's last input.
+    activity: activity::Activity,
+    /// The next sign-in asks the network for a fresh login (the password):
+    /// at start, and after a lock, a sign-out or the loss of an environment.
+    fresh_login: bool,
+    /// Why the stored session was not taken up at start, until the UI's first
+    /// status says so.
+    ended_at_start: Option<SessionEnd>,
 }
 
 /// The app's state and logic. Shared as `Arc<AppCore>`.
@@ -176,6 +193,9 @@ impl AppCore {
                 restored: false,
                 pending: None,
                 checks: HashMap::new(),
+                activity: activity::Activity::now(),
+                fresh_login: true,
+                ended_at_start: None,
             }),
         }
     }

@@ -23,6 +23,7 @@ impl AppCore {
         let client = self.client_for(&mut inner, &id).await?;
         let started = client
             .sign_in()
+            .fresh_login(inner.fresh_login)
             .opener(SharedOpener(self.opener.clone()))
             .timeout(self.sign_in_timeout)
             .start()
@@ -74,14 +75,16 @@ impl AppCore {
         match outcome {
             Ok(session) if current && inner.active == id => {
                 tracing::info!("signed in");
-                self.save_session(id, &session).await;
+                inner.activity = super::activity::Activity::now();
+                inner.fresh_login = false;
+                self.save_session(&mut inner, id, &session).await;
                 let info = session_info(id, &session);
                 inner.session = Some(session);
                 drop(inner);
                 self.notifier.sign_in(SignInEvent::SignedIn {
                     session: info.clone(),
                 });
-                self.notifier.session(self.session_event(Some(info)));
+                self.notifier.session(self.session_event(Some(info), None));
             }
             Ok(_) => tracing::info!("sign-in finished for an environment no longer active"),
             Err(e) => {

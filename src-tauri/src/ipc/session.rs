@@ -29,6 +29,10 @@ pub enum SessionStorage {
 #[serde(rename_all = "camelCase")]
 pub struct SessionInfo {
     pub environment_id: String,
+    /// The user's stable id at the network (OpenID Connect `sub`): whose the
+    /// forms kept across a sign-in are. `None` when the network gave none: then
+    /// no form is kept for anyone.
+    pub subject: Option<String>,
     pub user_name: String,
     pub user_email: String,
     pub role: String,
@@ -39,6 +43,24 @@ pub struct SessionInfo {
     pub expires_at: String,
 }
 
+/// Why a session ended, so the UI can say it in words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum SessionEnd {
+    /// The user signed out.
+    SignedOut,
+    /// No input for the idle time (while the app ran, or since it was last
+    /// used): the session was ended at the network; a fresh sign-in is needed.
+    #[serde(rename_all = "camelCase")]
+    Locked { idle_minutes: u32 },
+    /// The network refused the session and it could not be renewed.
+    Expired,
+    /// The environment in use was removed in Settings.
+    EnvironmentRemoved,
+    /// Another environment was chosen.
+    EnvironmentChanged,
+}
+
 /// The session changed (signed in, renewed, signed out, switched environment).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -46,17 +68,21 @@ pub struct SessionEvent {
     pub session: Option<SessionInfo>,
     /// Where the session is kept now (a keyring that refused a write means memory only).
     pub storage: SessionStorage,
+    /// Why the session ended, when this event says it did.
+    pub ended: Option<SessionEnd>,
 }
 
 /// Whether the network was told to end a session at sign-out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum Revocation {
-    /// The refresh token was revoked: the session cannot be renewed anywhere.
+    /// The network ended the session (its tokens revoked, its sign-in ended
+    /// where the network offers that): it works nowhere any more.
     Revoked,
-    /// The session had no refresh token: its access token ends by itself.
+    /// There was nothing the network could be asked to end.
     NothingToRevoke,
-    /// The network could not be told; the refresh token may work until it expires.
+    /// The network could not be told everything; what it was not told may work
+    /// until it expires.
     Failed { message: String },
 }
 
@@ -84,8 +110,12 @@ pub struct AppStatus {
     pub presets: Vec<NetworkPreset>,
     /// The `rxdesk://` link the app was started with, handed over once.
     pub link: Option<LinkEvent>,
-    /// Seconds without input after which the app locks (0: never).
+    /// Seconds without input after which the app locks (0: never): the
+    /// user's or `RXDESK_IDLE_LOCK_MINUTES`, never more than the IT policy allows.
     pub idle_lock_seconds: u32,
+    /// Why the stored session was not taken up at start (locked: too long since
+    /// the app was last used), told once.
+    pub ended: Option<SessionEnd>,
 }
 
 /// Why a sign-in ended without a session.

@@ -39,6 +39,43 @@ pub const BIRCH: &str = "Birch Family Practice";
 pub const MAPLE_ID: &str = "org_maple";
 pub const ENV_ID: &str = environments::VARIABLES_ID;
 
+/// The session the keyring holds (the one stored session's own JSON), if any.
+pub fn stored_session(keyring: &SessionStore) -> Option<serde_json::Value> {
+    let text = keyring
+        .load(rxdesk_lib::session_store::SESSION_ENTRY)
+        .unwrap()?;
+    let stored: serde_json::Value = serde_json::from_str(&text).unwrap();
+    Some(stored["s"].clone())
+}
+
+/// Stores `session` (its JSON) as the one session of `environment`, last used now.
+pub fn store_session(keyring: &SessionStore, environment: &str, session: &serde_json::Value) {
+    store_session_used_at(keyring, environment, session, unix_now());
+}
+
+/// [`store_session`], last used at `last` (Unix seconds).
+pub fn store_session_used_at(
+    keyring: &SessionStore,
+    environment: &str,
+    session: &serde_json::Value,
+    last: u64,
+) {
+    let stored = serde_json::json!({ "env": environment, "last": last, "s": session });
+    keyring
+        .save(
+            rxdesk_lib::session_store::SESSION_ENTRY,
+            &stored.to_string(),
+        )
+        .unwrap();
+}
+
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
 /// Whose records a session at Maple Street Clinic touches, in the index.
 pub fn maple_scope() -> Scope {
     Scope {
@@ -214,6 +251,8 @@ pub struct Options {
     /// `None`: the built-in Local sandbox keeps everything in memory; `Some`:
     /// its data directory.
     pub sandbox_dir: Option<PathBuf>,
+    /// The idle lock (the default: 15 minutes).
+    pub idle_lock: Duration,
 }
 
 impl Options {
@@ -225,6 +264,7 @@ impl Options {
             sign_in_timeout: Duration::from_secs(30),
             index_file: None,
             sandbox_dir: None,
+            idle_lock: rxdesk_lib::core::DEFAULT_IDLE_LOCK,
         }
     }
 
@@ -243,6 +283,7 @@ impl Options {
             sign_in_timeout: Duration::from_secs(30),
             index_file: None,
             sandbox_dir: None,
+            idle_lock: rxdesk_lib::core::DEFAULT_IDLE_LOCK,
         }
     }
 }
@@ -283,7 +324,7 @@ impl TestApp {
                 index,
                 opener: Arc::new(opener),
                 sign_in_timeout: timeout,
-                idle_lock: rxdesk_lib::core::DEFAULT_IDLE_LOCK,
+                idle_lock: options.idle_lock,
                 variables,
                 notifier: Arc::new(notifier),
             },

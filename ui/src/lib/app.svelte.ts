@@ -1,13 +1,15 @@
 // The app-wide state: status (environments, storage), the session as the UI
 // may know it (never a token), the sign-in flow driven by Rust events, the
-// network check, and the rule that no patient data crosses from one user to
-// another: a new user or organization (or a sign-out) clears every kept form
-// and the screen; the same user signing in again after an expiry finds their
-// forms as they left them.
+// network check, input reported to the core for its idle lock, and the rule
+// that no patient data crosses from one user to another: a new user or
+// organization (or a sign-out) clears every kept form and the screen; the same
+// user — the same stable subject (`sub`), never just an email — signing in
+// again after an expiry or a lock finds their forms as they left them.
 import type {
   AppStatus,
   LinkEvent,
   NetworkCheck,
+  SessionEnd,
   SessionInfo,
   SignInEvent,
   SignInFailure,
@@ -32,9 +34,38 @@ export const FAILURE_TEXT: Record<SignInFailure, string> = {
   other: 'Sign-in did not complete.',
 };
 
-/** Who, where: forms are kept only for the same user of the same organization. */
+/** How often, at most, input is reported to the core (ms). */
+export const REPORT_INPUT_EVERY = 20_000;
+
+let anonymous = 0;
+
+/**
+ * Who, where: forms are kept only for the same user (the network's stable
+ * subject, `sub`) of the same organization. Without a subject nobody can be
+ * told apart: each sign-in is someone new, and kept forms are dropped.
+ */
 function identityOf(s: SessionInfo): string {
-  return JSON.stringify([s.environmentId, s.userEmail, s.organizationId]);
+  if (!s.subject) {
+    anonymous += 1;
+    return `anonymous-${anonymous}`;
+  }
+  return JSON.stringify([s.environmentId, s.subject, s.organizationId]);
+}
+
+/** Why the session ended, in words, for the sign-in screen. */
+export function endedNotice(ended: SessionEnd): string {
+  switch (ended.kind) {
+    case 'locked':
+      return `Rx Desk locked after ${ended.idleMinutes} minutes without input. Sign in again to go on; what you typed is kept.`;
+    case 'signedOut':
+      return 'Signed out.';
+    case 'expired':
+      return 'Your session ended (it expired or was revoked). Sign in again; what you typed is kept — submit it again afterwards.';
+    case 'environmentRemoved':
+      return 'Signed out: the environment you were using was removed.';
+    case 'environmentChanged':
+      return 'Signed out: another environment was chosen.';
+  }
 }
 
 export class AppState {
@@ -52,6 +83,8 @@ export class AppState {
   private listening = false;
   /** When the user last touched a key, the pointer or the wheel (ms). */
   private lastInput = Date.now();
+  /** When input was last reported to the core (ms). */
+  private lastReported = 0;
   private idleTimer: ReturnType<typeof setInterval> | null = null;
 
   get permissions(): string[] {
@@ -77,6 +110,7 @@ export class AppState {
     this.network = null;
     this.linkMessage = null;
     this.identity = null;
+    this.lastReported = 0;
     this.signingOut = false;
     this.listening = false;
     resetRetryWatch();
@@ -85,9 +119,13 @@ export class AppState {
     this.clearPatientData();
   }
 
-  /** Any input keeps the app unlocked. */
-  noteInput(): void {
-    this.lastInput = Date.now();
+  /** Any input keeps the app unlocked; the core hears of it every few seconds at most. */
+  noteInput(now = Date.now()): void {
+    this.lastInput = now;
+    if (this.session === null || now - this.lastReported < REPORT_INPUT_EVERY) return;
+    this.lastReported = now;
+    // Past the idle time the core ends the session and says so by event.
+    api.noteActivity().catch(() => {});
   }
 
   /** Checks every few seconds whether the idle time has passed while signed in. */
@@ -109,8 +147,7 @@ export class AppState {
   /** Locks: the session ends (a fresh sign-in is needed), the forms stay for the same user. */
   async lockForIdle(limitSeconds: number): Promise<void> {
     const minutes = Math.max(1, Math.round(limitSeconds / 60));
-    this.requireSignIn('locked');
-    this.resumeNotice = `Rx Desk locked after ${minutes} minutes without input. Sign in again to go on; what you typed is kept.`;
+    this.requireSignIn({ kind: 'locked', idleMinutes: minutes });
     try {
       const summary = await api.lockSession();
       const problem = signOutNotice(summary);
@@ -126,8 +163,16 @@ export class AppState {
       await onSignIn((e) => this.applySignIn(e));
       await onSession((e) => {
         if (!e.session && this.session && !this.signingOut) {
-          // Ended by the network, not by the user: keep what was typed.
-          this.requireSignIn('it expired or was revoked');
+          // Ended by the network, a lock or Settings, not by the user's sign-out.
+          const ended = e.ended ?? { kind: 'expired' };
+          if (ended.kind === 'environmentRemoved' || ended.kind === 'environmentChanged') {
+            this.setSession(null);
+            this.clearPatientData();
+            this.identity = null;
+            this.resumeNotice = endedNotice(ended);
+          } else {
+            this.requireSignIn(ended);
+          }
         }
         this.setSession(e.session);
         if (this.status) this.status = { ...this.status, storage: e.storage };
@@ -137,9 +182,10 @@ export class AppState {
     }
     try {
       this.status = await api.appStatus();
-      this.noteInput();
+      this.lastInput = Date.now();
       this.watchIdle();
       this.setSession(this.status.session);
+      if (this.status.ended) this.resumeNotice = endedNotice(this.status.ended);
       // Started by a rxdesk:// link: open it (after sign-in when needed).
       if (this.status.link) this.applyLink(this.status.link);
     } catch (e) {
@@ -208,12 +254,27 @@ export class AppState {
     }
   }
 
-  /** A command answered SignedOut: ask for sign-in, keep the forms. */
-  requireSignIn(message: string): void {
+  /** The session ended without a sign-out (expired, locked): ask for sign-in, keep the forms. */
+  requireSignIn(why: SessionEnd | string = { kind: 'expired' }): void {
     if (this.session === null && this.resumeNotice) return;
     this.setSession(null);
     this.signIn = { stage: 'idle' };
-    this.resumeNotice = `Your session ended (${message}). Sign in again; what you typed is kept — submit it again afterwards.`;
+    this.resumeNotice =
+      typeof why === 'string'
+        ? `Your session ended (${why}). Sign in again; what you typed is kept — submit it again afterwards.`
+        : endedNotice(why);
+  }
+
+  /** The user locks the screen on purpose (stepping away): as the idle lock. */
+  async lockNow(): Promise<void> {
+    this.requireSignIn({ kind: 'locked', idleMinutes: 0 });
+    this.resumeNotice = 'Rx Desk is locked. Sign in again to go on; what you typed is kept.';
+    try {
+      const problem = signOutNotice(await api.lockSession());
+      if (problem) this.resumeNotice = `${this.resumeNotice} ${problem}`;
+    } catch {
+      // Locked here either way.
+    }
   }
 
   async startSignIn(): Promise<void> {

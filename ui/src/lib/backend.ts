@@ -91,6 +91,7 @@ export const api = {
   openSignInAgain: () => call('open_sign_in_again', {}),
   signOut: () => call('sign_out', {}),
   lockSession: () => call('lock_session', {}),
+  noteActivity: () => call('note_activity', {}),
   // Commands that reach the network take the id of the user action they run
   // for (`action`: its retries are reported under it, and `cancelAction` stops
   // it where that is safe); a create takes the key kept with its form.

@@ -64,6 +64,7 @@ export function install(): FakeTransport {
 
 export const MO_SESSION: SessionInfo = {
   environmentId: 'sandbox',
+  subject: 'usr_mo',
   userName: 'Mo Reyes',
   userEmail: 'mo@maple.example',
   role: 'medical_ops',
@@ -75,6 +76,7 @@ export const MO_SESSION: SessionInfo = {
 
 export const ADA_SESSION: SessionInfo = {
   ...MO_SESSION,
+  subject: 'usr_ada',
   userName: 'Ada Park',
   userEmail: 'ada@maple.example',
   role: 'prescriber',
@@ -83,6 +85,7 @@ export const ADA_SESSION: SessionInfo = {
 
 export const BEN_SESSION: SessionInfo = {
   ...ADA_SESSION,
+  subject: 'usr_ben',
   userName: 'Ben Ortiz',
   userEmail: 'ben@birch.example',
   organizationId: 'org_birch',
@@ -98,6 +101,7 @@ export function status(session: SessionInfo | null) {
     environmentProblems: [],
     link: null,
     idleLockSeconds: 900,
+    ended: null,
     presets: [
       { name: 'Vendor sandbox', authUrl: 'https://auth.neutron.health', apiUrl: 'https://network.neutron.health', audience: 'https://api.neutron.health' },
     ],

@@ -147,6 +147,120 @@ describe('who is signed in', () => {
     expect(byLabel(root, 'Instructions').value).toBe('');
   });
 
+  it('kept forms follow the subject, not the email', async () => {
+    const fake = install();
+    fake.on('get_patient', () => patient());
+    const noEmail = { ...ADA_SESSION, userEmail: '' };
+    const root = await startApp(fake, noEmail);
+    await go({ name: 'prescription', patientId: 'pat_1', id: null, key: 'rx-test' });
+    type(byLabel(root, 'Instructions'), 'One tablet at night');
+    flushSync();
+
+    // Someone else with an empty email too: not the same person.
+    fake.emit(EVENT_SESSION, expired);
+    await settle();
+    fake.emit(EVENT_SIGN_IN, { stage: 'signedIn', session: { ...noEmail, subject: 'usr_cy', userName: 'Cy Hale' } });
+    await settle();
+    await go({ name: 'prescription', patientId: 'pat_1', id: null, key: 'rx-test' });
+    expect(byLabel(root, 'Instructions').value).toBe('');
+
+    // The same subject under a changed email is the same person.
+    type(byLabel(root, 'Instructions'), 'Two tablets');
+    flushSync();
+    fake.emit(EVENT_SESSION, expired);
+    await settle();
+    fake.emit(EVENT_SIGN_IN, {
+      stage: 'signedIn',
+      session: { ...noEmail, subject: 'usr_cy', userName: 'Cy Hale', userEmail: 'cy@maple.example' },
+    });
+    await settle();
+    expect(byLabel(root, 'Instructions').value).toBe('Two tablets');
+  });
+
+  it('drops kept forms when the network names no subject', async () => {
+    const fake = install();
+    fake.on('get_patient', () => patient());
+    const nameless = { ...ADA_SESSION, subject: null };
+    const root = await startApp(fake, nameless);
+    await go({ name: 'prescription', patientId: 'pat_1', id: null, key: 'rx-test' });
+    type(byLabel(root, 'Instructions'), 'One tablet at night');
+    flushSync();
+
+    fake.emit(EVENT_SESSION, expired);
+    await settle();
+    fake.emit(EVENT_SIGN_IN, { stage: 'signedIn', session: nameless });
+    await settle();
+
+    await go({ name: 'prescription', patientId: 'pat_1', id: null, key: 'rx-test' });
+    expect(byLabel(root, 'Instructions').value).toBe('');
+  });
+
+  it('says so when the environment in use was removed, and keeps no form', async () => {
+    const fake = install();
+    fake.on('get_patient', () => patient());
+    const root = await startApp(fake, ADA_SESSION);
+    await go({ name: 'prescription', patientId: 'pat_1', id: null, key: 'rx-test' });
+    type(byLabel(root, 'Instructions'), 'One tablet at night');
+    flushSync();
+
+    fake.emit(EVENT_SESSION, { ...expired, ended: { kind: 'environmentRemoved' } });
+    await settle();
+
+    expect(root.textContent).toContain('the environment you were using was removed');
+    expect(root.textContent).not.toContain('Jane Doe');
+    fake.emit(EVENT_SIGN_IN, { stage: 'signedIn', session: ADA_SESSION });
+    await settle();
+    await go({ name: 'prescription', patientId: 'pat_1', id: null, key: 'rx-test' });
+    expect(byLabel(root, 'Instructions').value).toBe('');
+  });
+
+  it('says why a start asked for sign-in when the app was idle past the lock', async () => {
+    const fake = install();
+    fake.on('app_status', () => ({ ...status(null), ended: { kind: 'locked', idleMinutes: 15 } }));
+
+    const root = await startApp(fake, null);
+
+    expect(root.textContent).toContain('Rx Desk locked after 15 minutes without input');
+  });
+
+  it('reports input to the core at most every 20 seconds, and only while signed in', async () => {
+    const fake = install();
+    fake.on('note_activity', () => null);
+    await startApp(fake, MO_SESSION);
+    const t = Date.now();
+
+    app.noteInput(t + 1_000);
+    app.noteInput(t + 5_000);
+    app.noteInput(t + 22_000);
+
+    expect(fake.callsOf('note_activity')).toHaveLength(2);
+    app.setSession(null);
+    app.noteInput(t + 60_000);
+    expect(fake.callsOf('note_activity')).toHaveLength(2);
+  });
+
+  it('the Lock button ends the session at once and keeps the form', async () => {
+    const fake = install();
+    fake
+      .on('get_patient', () => patient())
+      .on('lock_session', () => ({ revocation: { kind: 'revoked' }, keyringProblem: null }));
+    const root = await startApp(fake, MO_SESSION);
+    await go({ name: 'prescription', patientId: 'pat_1', id: null, key: 'rx-test' });
+    type(byLabel(root, 'Instructions'), 'One tablet at night');
+    flushSync();
+
+    button(root, 'Lock').click();
+    await settle();
+
+    expect(fake.callsOf('lock_session')).toHaveLength(1);
+    expect(root.textContent).toContain('Rx Desk is locked');
+    expect(root.textContent).not.toContain('Jane Doe');
+    fake.emit(EVENT_SIGN_IN, { stage: 'signedIn', session: MO_SESSION });
+    await settle();
+    await go({ name: 'prescription', patientId: 'pat_1', id: null, key: 'rx-test' });
+    expect(byLabel(root, 'Instructions').value).toBe('One tablet at night');
+  });
+
   it('shows its own message for access denied, timeout and network failure', async () => {
     const fake = install();
     fake.on('app_status', () => ({ ...status(null), storage: { kind: 'memoryOnly', reason: 'no keyring service' } }));

@@ -6,6 +6,14 @@
 //! UserInfo request (`GET {auth_url}/userinfo`) says who signed in and in which
 //! organization; the permissions are the token response's `scope`.
 //! [`SignInError`] is this boundary's error.
+//!
+//! Scopes are `openid offline_access` unless told otherwise: a refresh token, and
+//! an ID token kept in the session to end the sign-in at sign-out. A sign-in
+//! asked to be fresh ([`SignIn::fresh_login`], after a lock or a sign-out) sends
+//! `prompt=login` and `max_age=0`, so the network asks for the password even
+//! when the browser is still signed in there; a network that answers with an
+//! ID token whose `auth_time` is older than the sign-in itself did not, and the
+//! sign-in is refused (`login_not_fresh`).
 
 mod listener;
 mod opener;
@@ -14,7 +22,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use oauth2::basic::BasicClient;
 use oauth2::{
     AuthUrl, AuthorizationCode, ClientId, CsrfToken, PkceCodeChallenge, PkceCodeVerifier,
     RedirectUrl, Scope, TokenUrl,
@@ -27,12 +34,16 @@ pub use opener::{NoBrowser, SystemBrowser, UrlOpener};
 
 use crate::Client;
 use crate::error::ClientError;
+use crate::id_token::{IdToken, OidcClient};
 use crate::secret::Secret;
 use crate::session::{self, Session, token_request_error};
 use listener::{Ended, Listener};
 
 /// How long sign-in waits for the browser unless told otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// How far the network's clock may be behind ours when a fresh login is checked.
+const CLOCK_SKEW: Duration = Duration::from_secs(60);
 
 /// Why browser sign-in did not produce a session.
 #[derive(Debug, thiserror::Error)]
@@ -75,6 +86,7 @@ pub struct SignIn {
     timeout: Duration,
     organization: Option<String>,
     scopes: Vec<String>,
+    fresh: bool,
 }
 
 impl SignIn {
@@ -84,8 +96,18 @@ impl SignIn {
             opener: Arc::new(SystemBrowser),
             timeout: DEFAULT_TIMEOUT,
             organization: None,
-            scopes: vec!["offline_access".to_owned()],
+            scopes: vec!["openid".to_owned(), "offline_access".to_owned()],
+            fresh: false,
         }
+    }
+
+    /// Asks the network for a fresh login (`prompt=login`, `max_age=0`): the
+    /// password, even if the browser is still signed in there. For every
+    /// sign-in after a lock or a sign-out, when someone else may be at the
+    /// keyboard.
+    pub fn fresh_login(mut self, fresh: bool) -> Self {
+        self.fresh = fresh;
+        self
     }
 
     /// How the authorize URL is opened (default: [`SystemBrowser`]).
@@ -106,7 +128,7 @@ impl SignIn {
         self
     }
 
-    /// Scopes asked for (default `offline_access`, for a refresh token).
+    /// Scopes asked for (default `openid offline_access`: an ID token and a refresh token).
     pub fn scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.scopes = scopes.into_iter().map(Into::into).collect();
         self
@@ -123,7 +145,7 @@ impl SignIn {
                 message: e.to_string(),
             })?;
         let redirect_uri = listener.redirect_uri().clone();
-        let oauth = BasicClient::new(ClientId::new(environment.client_id().to_owned()))
+        let oauth = OidcClient::new(ClientId::new(environment.client_id().to_owned()))
             .set_auth_uri(AuthUrl::from_url(environment.authorize_endpoint()))
             .set_token_uri(TokenUrl::from_url(environment.token_endpoint()))
             .set_redirect_uri(RedirectUrl::from_url(redirect_uri.clone()));
@@ -136,6 +158,12 @@ impl SignIn {
         if let Some(org) = &self.organization {
             request = request.add_extra_param("organization", org.clone());
         }
+        if self.fresh {
+            request = request
+                .add_extra_param("prompt", "login")
+                .add_extra_param("max_age", "0");
+        }
+        let fresh_since = self.fresh.then(unix_now);
         let (authorize_url, state) = request.url();
         let (cancel_tx, cancel_rx) = watch::channel(false);
         let pending = PendingSignIn {
@@ -151,6 +179,7 @@ impl SignIn {
             verifier,
             deadline: Instant::now() + self.timeout,
             browser_error: None,
+            fresh_since,
         };
         let opened = pending.open_again();
         tracing::info!(
@@ -197,6 +226,8 @@ pub struct PendingSignIn {
     verifier: PkceCodeVerifier,
     deadline: Instant,
     browser_error: Option<String>,
+    /// When a fresh login was asked for (Unix seconds), if it was.
+    fresh_since: Option<u64>,
 }
 
 impl PendingSignIn {
@@ -243,6 +274,7 @@ impl PendingSignIn {
             deadline,
             cancel_rx,
             redirect_uri,
+            fresh_since,
             ..
         } = self;
         let ended = listener.wait(state.secret(), deadline, cancel_rx).await;
@@ -262,9 +294,7 @@ impl PendingSignIn {
             } => {
                 let session = match issuer_problem(client.environment(), issuer.as_deref()) {
                     Some(problem) => Err(problem),
-                    None => exchange(&client, redirect_uri, code, verifier)
-                        .await
-                        .map_err(SignInError::from),
+                    None => exchange(&client, redirect_uri, code, verifier, fresh_since).await,
                 };
                 match &session {
                     Ok(_) => responder.signed_in().await,
@@ -294,16 +324,18 @@ impl PendingSignIn {
     }
 }
 
-/// The code exchange (PKCE verifier, same redirect URI), then `/userinfo` with
-/// the new access token.
+/// The code exchange (PKCE verifier, same redirect URI), the ID token checked
+/// (and, for a fresh login, its `auth_time`), then `/userinfo` with the new
+/// access token.
 async fn exchange(
     client: &Client,
     redirect_uri: Url,
     code: String,
     verifier: PkceCodeVerifier,
-) -> Result<Session, ClientError> {
+    fresh_since: Option<u64>,
+) -> Result<Session, SignInError> {
     let environment = client.environment();
-    let oauth = BasicClient::new(ClientId::new(environment.client_id().to_owned()))
+    let oauth = OidcClient::new(ClientId::new(environment.client_id().to_owned()))
         .set_token_uri(TokenUrl::from_url(environment.token_endpoint()))
         .set_redirect_uri(RedirectUrl::from_url(redirect_uri));
     let token = oauth
@@ -312,13 +344,53 @@ async fn exchange(
         .request_async(&client.http().oauth(&environment.token_endpoint()))
         .await
         .map_err(token_request_error)?;
+    let id_token = token
+        .extra_fields()
+        .id_token
+        .as_deref()
+        .map(|jwt| IdToken::read(jwt, environment))
+        .transpose()?;
     let access = Secret::new(
         oauth2::TokenResponse::access_token(&token)
             .secret()
             .as_str(),
     );
     let info = session::user_info(client.http(), environment, &access).await?;
-    Ok(Session::from_sign_in(&token, info, environment))
+    let session = Session::from_sign_in(&token, info, environment);
+    if let Some(problem) =
+        fresh_since.and_then(|since| fresh_login_problem(id_token.as_ref(), since))
+    {
+        // Not the login asked for: the sign-in it made is ended, not kept.
+        let _ = client.sign_out(session).await;
+        return Err(problem);
+    }
+    Ok(session)
+}
+
+/// Why a sign-in asked to be fresh is not, judged by its ID token: a password
+/// typed before the sign-in began (beyond clock skew). Without an ID token, or
+/// one that does not say, the network's word is all there is.
+fn fresh_login_problem(id_token: Option<&IdToken>, since: u64) -> Option<SignInError> {
+    let Some(typed) = id_token.and_then(|t| t.auth_time) else {
+        tracing::info!(
+            "a fresh login was asked; the network did not say when the password was typed"
+        );
+        return None;
+    };
+    (typed + CLOCK_SKEW.as_secs() < since).then(|| SignInError::Authorization {
+        error: "login_not_fresh".to_owned(),
+        description: Some(
+            "the network signed you in with an earlier login instead of asking for your password again; it was refused"
+                .to_owned(),
+        ),
+    })
+}
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs()
 }
 
 /// Mix-up defence (RFC 9207): an authorization response naming another issuer is
@@ -338,6 +410,31 @@ fn issuer_problem(environment: &crate::Environment, issuer: Option<&str>) -> Opt
             description: Some("the sign-in answer did not name its authorization server, which this network requires: it was refused".to_owned()),
         }),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod fresh_tests {
+    use super::*;
+
+    #[test]
+    fn a_login_older_than_the_fresh_sign_in_is_refused() {
+        let old = IdToken {
+            auth_time: Some(1_000),
+        };
+        let new = IdToken {
+            auth_time: Some(1_990),
+        };
+
+        assert!(matches!(
+            fresh_login_problem(Some(&old), 2_000),
+            Some(SignInError::Authorization { ref error, .. }) if error == "login_not_fresh"
+        ));
+        assert!(
+            fresh_login_problem(Some(&new), 2_000).is_none(),
+            "within clock skew"
+        );
+        assert!(fresh_login_problem(None, 2_000).is_none());
     }
 }
 

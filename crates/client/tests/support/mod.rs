@@ -79,6 +79,9 @@ pub struct Landing {
     pub html: String,
     /// Whether "Choose an organization" was shown on the way.
     pub chose_organization: bool,
+    /// Whether the sign-in page asked for the password (a browser the network
+    /// remembers is sent straight back).
+    pub asked_password: bool,
 }
 
 impl Landing {
@@ -89,11 +92,23 @@ impl Landing {
     }
 }
 
+/// A browser's cookie jar, to be kept from one sign-in to the next.
+pub fn cookie_jar() -> reqwest::Client {
+    install_crypto();
+    reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
 /// A [`UrlOpener`] that behaves like a person with a browser.
 #[derive(Debug, Clone)]
 pub struct TestBrowser {
     act: Act,
     landing: Arc<Mutex<Option<oneshot::Sender<Landing>>>>,
+    /// The same browser as earlier sign-ins (its cookies), or a fresh one.
+    jar: Option<reqwest::Client>,
 }
 
 impl TestBrowser {
@@ -103,9 +118,17 @@ impl TestBrowser {
             Self {
                 act,
                 landing: Arc::new(Mutex::new(Some(tx))),
+                jar: None,
             },
             rx,
         )
+    }
+
+    /// The same browser as the other sign-ins using `jar`: what the network
+    /// remembers of it counts.
+    pub fn with_cookies(mut self, jar: &reqwest::Client) -> Self {
+        self.jar = Some(jar.clone());
+        self
     }
 
     pub fn signing_in(
@@ -119,26 +142,26 @@ impl TestBrowser {
     }
 
     async fn browse(self, url: Url) {
-        let http = {
-            install_crypto();
-            reqwest::Client::builder()
-        }
-        .cookie_store(true)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-        let page = get(&http, &url).await.page();
-        assert_eq!(page.heading(), "Sign in", "{}", page.html);
+        let http = self.jar.clone().unwrap_or_else(cookie_jar);
         let mut chose_organization = false;
-        let mut step = match &self.act {
-            Act::Cancel => page.submit(&http, "Cancel", &[]).await,
-            Act::SignIn { email, .. } => {
-                page.submit(
-                    &http,
-                    "Sign in",
-                    &[("Email", email), ("Password", PASSWORD)],
-                )
-                .await
+        let first = get(&http, &url).await;
+        let asked_password = matches!(first, Step::Page(_));
+        let mut step = match first {
+            // Remembered by the network: no page at all.
+            Step::Redirect(_) => first,
+            Step::Page(page) => {
+                assert_eq!(page.heading(), "Sign in", "{}", page.html);
+                match &self.act {
+                    Act::Cancel => page.submit(&http, "Cancel", &[]).await,
+                    Act::SignIn { email, .. } => {
+                        page.submit(
+                            &http,
+                            "Sign in",
+                            &[("Email", email), ("Password", PASSWORD)],
+                        )
+                        .await
+                    }
+                }
             }
         };
         if let Step::Page(p) = &step
@@ -163,6 +186,7 @@ impl TestBrowser {
             status: response.status().as_u16(),
             html: response.text().await.unwrap(),
             chose_organization,
+            asked_password,
         };
         if let Some(tx) = self.landing.lock().unwrap().take() {
             let _ = tx.send(landing);

@@ -4,6 +4,15 @@
 //! organizations. It ends with a redirect carrying a one-time code and the
 //! `state`.
 //!
+//! A browser whose password was accepted is remembered (as OpenID providers
+//! remember their users), for as long as a sign-in may be renewed
+//! (`--refresh-family-ttl`): a later request from it skips the password page —
+//! unless it asks for a fresh login (OpenID Connect `prompt=login`, or
+//! `max_age` no longer than the time since the password was typed; `max_age=0`
+//! always), when the password is asked again. `prompt=none` never shows a page:
+//! without a remembered browser it answers `login_required`. The end-session
+//! endpoint (`end_session.rs`) forgets a remembered browser.
+//!
 //! Faults that leave no trustworthy place to send the browser (unknown client,
 //! redirect URI not allowed, an expired or foreign sign-in) end on an error page,
 //! never a redirect. Other faults of the request (no PKCE, `plain`, unknown
@@ -119,6 +128,10 @@ pub(super) async fn start(
         }
         Some(_) => {}
     }
+    let asked = match Prompt::of(param("prompt"), param("max_age")) {
+        Ok(asked) => asked,
+        Err(description) => return back("invalid_request", description),
+    };
 
     let (browser, cookie) = match browser_id(&headers) {
         Some(id) => (id, None),
@@ -128,10 +141,30 @@ pub(super) async fn start(
             (id, Some(cookie))
         }
     };
-    let login_id = random_token();
+    let browser_hash = sha256_hex(&browser);
     let at = now();
+    let remembered = if cookie.is_none() {
+        let hash = browser_hash.clone();
+        match state
+            .db
+            .call(move |conn| Ok(db::remembered_browser(conn, &hash, at)?))
+            .await
+        {
+            Ok(found) => found.filter(|r| asked.accepts_login_from(r.auth_time, at)),
+            Err(e) => return internal(e),
+        }
+    } else {
+        None
+    };
+    if asked.none && remembered.is_none() {
+        return back(
+            "login_required",
+            "prompt=none was asked, but this browser has no sign-in to use",
+        );
+    }
+    let login_id = random_token();
     let pending = PendingLogin {
-        browser_hash: sha256_hex(&browser),
+        browser_hash,
         client_id: application.client_id.clone(),
         redirect_uri: redirect_uri.to_owned(),
         state: state_param.clone(),
@@ -139,16 +172,34 @@ pub(super) async fn start(
         audience: state.config.audience.clone(),
         scope: param("scope").unwrap_or_default().to_owned(),
         organization: param("organization").map(str::to_owned),
-        user_id: None,
+        user_id: remembered.as_ref().map(|r| r.user_id.clone()),
+        auth_time: remembered.as_ref().map(|r| r.auth_time),
         expires_at: at + LOGIN_TTL_SECS,
     };
     let id_hash = sha256_hex(&login_id);
+    let stored = pending.clone();
+    let hash = id_hash.clone();
     if let Err(e) = state
         .db
-        .call(move |conn| Ok(db::insert_pending(conn, &id_hash, &pending, at)?))
+        .call(move |conn| Ok(db::insert_pending(conn, &hash, &stored, at)?))
         .await
     {
         return internal(e);
+    }
+    if let Some(remembered) = remembered {
+        let user_id = remembered.user_id.clone();
+        let user = match state
+            .db
+            .call(move |conn| Ok(db::user_by_id(conn, &user_id)?))
+            .await
+        {
+            Ok(Some(user)) => user,
+            Ok(None) => return error_page("The account this browser signed in with is gone."),
+            Err(e) => return internal(e),
+        };
+        tracing::info!(user_id = %user.id, client_id = %pending.client_id, "remembered browser: no password asked");
+        let interactive = !asked.none;
+        return authenticated(&state, &login_id, &id_hash, &pending, &user, interactive).await;
     }
     let html = pages::sign_in(&SignIn {
         login_id: &login_id,
@@ -239,6 +290,44 @@ pub(super) async fn login(
     attempt.succeeded();
     tracing::info!(user_id = %user.id, client_id = %pending.client_id, "password accepted");
 
+    // This browser is remembered as this user from now on.
+    let at = now();
+    let remember_until = at + duration_secs(state.config.refresh_family_ttl);
+    let (browser_hash, user_id) = (pending.browser_hash.clone(), user.id.clone());
+    if let Err(e) = state
+        .db
+        .call(move |conn| {
+            Ok(db::remember_browser(
+                conn,
+                &browser_hash,
+                &user_id,
+                at,
+                remember_until,
+            )?)
+        })
+        .await
+    {
+        return internal(e);
+    }
+    let pending = PendingLogin {
+        user_id: Some(user.id.clone()),
+        auth_time: Some(at),
+        ..pending
+    };
+    authenticated(&state, &login_id, &id_hash, &pending, &user, true).await
+}
+
+/// The user is known (a password just checked, or a remembered browser): the
+/// organization is the one asked for, the only one, or the user's choice on
+/// **Choose an organization** (`interactive`; otherwise `interaction_required`).
+async fn authenticated(
+    state: &AppState,
+    login_id: &str,
+    id_hash: &str,
+    pending: &PendingLogin,
+    user: &db::User,
+    interactive: bool,
+) -> Response {
     let (user_id, client_id) = (user.id.clone(), pending.client_id.clone());
     let organizations = match state
         .db
@@ -248,39 +337,47 @@ pub(super) async fn login(
         Ok(orgs) => orgs,
         Err(e) => return internal(e),
     };
+    let back = |error: &str, description: &str| {
+        redirect_with(
+            &state.issuer,
+            &pending.redirect_uri,
+            &[("error", error), ("error_description", description)],
+            pending.state.as_deref(),
+        )
+    };
     let chosen = match (&pending.organization, organizations.as_slice()) {
         (_, []) => {
-            let _ = delete_pending(&state, &id_hash).await;
-            return redirect_with(
-                &state.issuer,
-                &pending.redirect_uri,
-                &[
-                    ("error", "access_denied"),
-                    (
-                        "error_description",
-                        "the account belongs to no organization this application serves",
-                    ),
-                ],
-                pending.state.as_deref(),
+            let _ = delete_pending(state, id_hash).await;
+            return back(
+                "access_denied",
+                "the account belongs to no organization this application serves",
             );
         }
         (Some(asked), orgs) if orgs.iter().any(|(id, _)| id == asked) => asked.clone(),
         (_, [(only, _)]) => only.clone(),
+        (_, _) if !interactive => {
+            let _ = delete_pending(state, id_hash).await;
+            return back(
+                "interaction_required",
+                "prompt=none was asked, but the user must choose an organization",
+            );
+        }
         (_, _) => {
-            let (hash, user_id) = (id_hash.clone(), user.id.clone());
+            let (hash, user_id) = (id_hash.to_owned(), user.id.clone());
+            let auth_time = pending.auth_time.unwrap_or_else(now);
             if let Err(e) = state
                 .db
-                .call(move |conn| Ok(db::set_pending_user(conn, &hash, &user_id)?))
+                .call(move |conn| Ok(db::set_pending_user(conn, &hash, &user_id, auth_time)?))
                 .await
             {
                 return internal(e);
             }
             let html =
-                pages::choose_organization(&login_id, &user.name, &user.email, &organizations);
+                pages::choose_organization(login_id, &user.name, &user.email, &organizations);
             return pages::respond(StatusCode::OK, html, None);
         }
     };
-    finish(&state, &id_hash, &pending, &user.id, &chosen).await
+    finish(state, id_hash, pending, &user.id, &chosen).await
 }
 
 /// `POST /authorize/organization`: the button of one organization, or Cancel.
@@ -341,6 +438,8 @@ async fn finish(
         expires_at: at + CODE_TTL_SECS,
         used_at: None,
         family_id: None,
+        auth_time: pending.auth_time,
+        browser_hash: Some(pending.browser_hash.clone()),
     };
     let login = id_hash.to_owned();
     let stored = state
@@ -414,7 +513,7 @@ async fn load_pending(
 }
 
 /// The browser id from the `rxdesk_browser` cookie, if well-formed.
-fn browser_id(headers: &HeaderMap) -> Option<String> {
+pub(super) fn browser_id(headers: &HeaderMap) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
@@ -428,6 +527,55 @@ fn browser_id(headers: &HeaderMap) -> Option<String> {
                 && v.bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         })
+}
+
+/// What an authorization request asks about the user's login (OpenID Connect
+/// Core §3.1.2.1: `prompt`, `max_age`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Prompt {
+    /// `prompt=login`: the password, whatever the browser remembers.
+    login: bool,
+    /// `prompt=none`: no page at all.
+    none: bool,
+    /// `max_age`: at most this many seconds since the password was typed.
+    max_age: Option<i64>,
+}
+
+impl Prompt {
+    fn of(prompt: Option<&str>, max_age: Option<&str>) -> Result<Self, &'static str> {
+        let values: Vec<&str> = prompt
+            .unwrap_or_default()
+            .split(' ')
+            .filter(|v| !v.is_empty())
+            .collect();
+        let none = values.contains(&"none");
+        if none && values.len() > 1 {
+            return Err("prompt=none cannot be combined with other prompt values");
+        }
+        let max_age = match max_age {
+            None => None,
+            Some(text) => Some(
+                text.parse::<u32>()
+                    .map_err(|_| "max_age must be a whole number of seconds")?,
+            ),
+        };
+        Ok(Self {
+            login: values.contains(&"login"),
+            none,
+            max_age: max_age.map(i64::from),
+        })
+    }
+
+    /// Whether a password typed at `auth_time` is still good for this request.
+    /// `max_age=0` never accepts one (it asks for a fresh login, like
+    /// `prompt=login`), even typed the same second.
+    fn accepts_login_from(self, auth_time: i64, now: i64) -> bool {
+        !self.login && self.max_age.is_none_or(|max| now - auth_time < max)
+    }
+}
+
+fn duration_secs(d: std::time::Duration) -> i64 {
+    i64::try_from(d.as_secs()).unwrap_or(i64::MAX / 2)
 }
 
 /// Said when too many checks run or wait for the same account or the sandbox.
@@ -492,4 +640,32 @@ fn internal(e: StoreError) -> Response {
         ),
         None,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_fresh_login_is_asked_by_prompt_login_or_a_max_age_shorter_than_the_time_since() {
+        let plain = Prompt::of(None, None).unwrap();
+        let login = Prompt::of(Some("login"), None).unwrap();
+        let zero = Prompt::of(None, Some("0")).unwrap();
+        let minute = Prompt::of(Some("consent"), Some("60")).unwrap();
+
+        assert!(plain.accepts_login_from(100, 100));
+        assert!(!login.accepts_login_from(100, 100));
+        assert!(!zero.accepts_login_from(100, 100));
+        assert!(minute.accepts_login_from(100, 159));
+        assert!(!minute.accepts_login_from(100, 160));
+    }
+
+    #[test]
+    fn a_prompt_that_cannot_be_honoured_is_refused() {
+        assert!(Prompt::of(Some("none login"), None).is_err());
+        assert!(Prompt::of(None, Some("-1")).is_err());
+        assert!(Prompt::of(None, Some("soon")).is_err());
+        assert!(Prompt::of(Some("none"), None).unwrap().none);
+    }
 }

@@ -1,11 +1,13 @@
 //! The bearer access token of a request to a protected endpoint (`POST /graphql`,
 //! `GET /userinfo`): the `Authorization: Bearer <token>` header is verified with
-//! the sandbox's own key (signature, `iss`, `aud`, `exp`) before anything else of
-//! the request is read. [`authenticate`] gives the token's claims or why there
-//! are none ([`BearerFailure`]). A token's verification is done once and then
-//! answered from `verified.rs`'s cache until the token expires; each endpoint
-//! answers a failure in its own shape (a GraphQL error in `crate::graphql`, an
-//! RFC 6750 challenge in `userinfo.rs`).
+//! the sandbox's own key (signature, `iss`, `aud`, `exp`), then the sign-in it
+//! belongs to (`sid`) is checked against the ended ones (`sign_ins.rs`: signed
+//! out or revoked), before anything else of the request is read.
+//! [`authenticate`] gives the token's claims or why there are none
+//! ([`BearerFailure`]). A token's verification is done once and then answered
+//! from `verified.rs`'s cache until the token expires; the sign-in check is
+//! never cached. Each endpoint answers a failure in its own shape (a GraphQL
+//! error in `crate::graphql`, an RFC 6750 challenge in `userinfo.rs`).
 //! The token itself is never logged.
 
 use axum::http::{HeaderMap, header};
@@ -27,6 +29,12 @@ pub enum BearerFailure {
     NotBearer,
     #[error("The authorization token is invalid: {0}")]
     Rejected(TokenRejection),
+    /// A user token whose sign-in ended (signed out, revoked, or a replayed
+    /// refresh token), though it has not expired.
+    #[error(
+        "The authorization token is invalid: the sign-in it belongs to has ended (signed out or revoked); sign in again"
+    )]
+    SignInEnded,
 }
 
 impl BearerFailure {
@@ -40,11 +48,13 @@ impl BearerFailure {
             Self::Rejected(TokenRejection::WrongAudience) => "wrong_audience",
             Self::Rejected(TokenRejection::WrongIssuer) => "wrong_issuer",
             Self::Rejected(TokenRejection::Expired) => "expired",
+            Self::SignInEnded => "sign_in_ended",
         }
     }
 }
 
-/// Verifies the request's bearer token and returns its claims.
+/// Verifies the request's bearer token, checks that its sign-in has not ended,
+/// and returns its claims.
 pub fn authenticate(headers: &HeaderMap, state: &AppState) -> Result<AccessClaims, BearerFailure> {
     let Some(value) = headers.get(header::AUTHORIZATION) else {
         return Err(BearerFailure::Missing);
@@ -65,8 +75,12 @@ pub fn authenticate(headers: &HeaderMap, state: &AppState) -> Result<AccessClaim
         .verified_tokens
         .verify(token, &state.keys, &state.issuer, &state.config.audience)
         .map_err(BearerFailure::Rejected)?;
-    // Only the verification above is cached. A check of something that can
-    // change while the token is valid (e.g. whether its sign-in has ended) goes
-    // here, after the cache, and runs on every request.
+    // Only the verification above is cached. On every request, however the
+    // claims were obtained: a sign-in can end at any moment.
+    if let Some(sid) = claims.sid.as_deref()
+        && state.ended_sign_ins.contains(sid)
+    {
+        return Err(BearerFailure::SignInEnded);
+    }
     Ok(claims)
 }

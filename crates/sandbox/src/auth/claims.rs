@@ -1,5 +1,5 @@
-//! The claims of an access token (RS256 JWT), as `shared/DESIGN.md` lists them,
-//! and the permission sets of the built-in roles and of machine tokens.
+//! The claims of an access token and of an ID token (RS256 JWTs), and the
+//! permission sets of the built-in roles and of machine tokens.
 
 use serde::{Deserialize, Serialize};
 
@@ -46,6 +46,11 @@ pub struct AccessClaims {
     /// `client-credentials` on machine tokens, absent on user tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gty: Option<String>,
+    /// The sign-in a user token belongs to (OpenID Connect's session id): once
+    /// that sign-in ends, the token is refused. Absent on machine tokens (and on
+    /// user tokens issued before sign-ins had ids).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sid: Option<String>,
 }
 
 impl AccessClaims {
@@ -58,4 +63,23 @@ impl AccessClaims {
     pub fn has(&self, permission: &str) -> bool {
         self.permissions.iter().any(|p| p == permission)
     }
+}
+
+/// The claims of an ID token (OpenID Connect Core §2), issued beside a user's
+/// access token when the request's scope holds `openid`. It tells the
+/// Application who signed in, when they last typed their password
+/// (`auth_time`) and which sign-in it was (`sid`); the Application sends it
+/// back as `id_token_hint` to end that sign-in. It is never a bearer token:
+/// its audience is the Application, not the API.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IdClaims {
+    pub iss: String,
+    pub sub: String,
+    /// The Application's `client_id`.
+    pub aud: String,
+    pub iat: i64,
+    pub exp: i64,
+    /// When the user last authenticated with their password (Unix seconds).
+    pub auth_time: i64,
+    pub sid: String,
 }

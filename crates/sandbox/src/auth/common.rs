@@ -1,5 +1,6 @@
 //! What the sign-in flow, the token endpoint and their SQL share: how long codes
-//! and sign-in pages live, the `offline_access` scope, the clock, random tokens,
+//! and sign-in pages live, the `offline_access` and `openid` scopes, where
+//! RP-initiated logout is served, the clock, random tokens,
 //! the hashes they are stored under, and form parsing.
 
 use base64::Engine as _;
@@ -13,6 +14,10 @@ pub const CODE_TTL_SECS: i64 = 60;
 pub const LOGIN_TTL_SECS: i64 = 15 * 60;
 /// The scope value that asks for a refresh token.
 pub const OFFLINE_ACCESS: &str = "offline_access";
+/// The scope value that asks for an ID token (OpenID Connect).
+pub const OPENID: &str = "openid";
+/// Where RP-initiated logout is served (the `end_session_endpoint`).
+pub const END_SESSION_PATH: &str = "/oidc/logout";
 
 /// Now, in Unix seconds.
 pub(super) fn now() -> i64 {

@@ -80,6 +80,15 @@ pub(super) fn user_by_email(conn: &Connection, email: &str) -> rusqlite::Result<
     .optional()
 }
 
+pub(super) fn user_by_id(conn: &Connection, id: &str) -> rusqlite::Result<Option<User>> {
+    conn.query_row(
+        "SELECT id, email, name, password_hash FROM users WHERE id = ?1",
+        params![id],
+        user_row,
+    )
+    .optional()
+}
+
 fn user_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<User> {
     Ok(User {
         id: r.get(0)?,
@@ -164,8 +173,10 @@ pub(super) struct PendingLogin {
     pub audience: String,
     pub scope: String,
     pub organization: Option<String>,
-    /// Set once the password checked out.
+    /// Set once the password checked out (or the browser was remembered).
     pub user_id: Option<String>,
+    /// When that password was typed.
+    pub auth_time: Option<i64>,
     pub expires_at: i64,
 }
 
@@ -181,8 +192,8 @@ pub(super) fn insert_pending(
     )?;
     conn.execute(
         "INSERT INTO pending_logins (id_hash, browser_hash, client_id, redirect_uri, state,
-             code_challenge, audience, scope, organization, user_id, expires_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+             code_challenge, audience, scope, organization, user_id, expires_at, auth_time)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         params![
             id_hash,
             p.browser_hash,
@@ -194,7 +205,8 @@ pub(super) fn insert_pending(
             p.scope,
             p.organization,
             p.user_id,
-            p.expires_at
+            p.expires_at,
+            p.auth_time
         ],
     )?;
     Ok(())
@@ -208,7 +220,7 @@ pub(super) fn pending(
 ) -> rusqlite::Result<Option<PendingLogin>> {
     conn.query_row(
         "SELECT browser_hash, client_id, redirect_uri, state, code_challenge, audience, scope,
-                organization, user_id, expires_at
+                organization, user_id, expires_at, auth_time
          FROM pending_logins WHERE id_hash = ?1 AND expires_at > ?2",
         params![id_hash, now],
         |r| {
@@ -223,6 +235,7 @@ pub(super) fn pending(
                 organization: r.get(7)?,
                 user_id: r.get(8)?,
                 expires_at: r.get(9)?,
+                auth_time: r.get(10)?,
             })
         },
     )
@@ -233,10 +246,11 @@ pub(super) fn set_pending_user(
     conn: &Connection,
     id_hash: &str,
     user_id: &str,
+    auth_time: i64,
 ) -> rusqlite::Result<()> {
     conn.execute(
-        "UPDATE pending_logins SET user_id = ?2 WHERE id_hash = ?1",
-        params![id_hash, user_id],
+        "UPDATE pending_logins SET user_id = ?2, auth_time = ?3 WHERE id_hash = ?1",
+        params![id_hash, user_id, auth_time],
     )?;
     Ok(())
 }
@@ -261,7 +275,13 @@ pub(super) struct Code {
     pub scope: String,
     pub expires_at: i64,
     pub used_at: Option<i64>,
+    /// The sign-in the code was exchanged for (its `sid`), once it was.
     pub family_id: Option<String>,
+    /// When the user typed the password this code stands on (`None`: a code
+    /// from before that was recorded; the exchange time stands in).
+    pub auth_time: Option<i64>,
+    /// The browser that signed in (SHA-256 of its cookie).
+    pub browser_hash: Option<String>,
 }
 
 pub(super) fn insert_code(
@@ -277,8 +297,8 @@ pub(super) fn insert_code(
     )?;
     conn.execute(
         "INSERT INTO auth_codes (code_hash, client_id, redirect_uri, code_challenge, user_id,
-             organization_id, audience, scope, expires_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+             organization_id, audience, scope, expires_at, auth_time, browser_hash)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         params![
             code_hash,
             c.client_id,
@@ -288,7 +308,9 @@ pub(super) fn insert_code(
             c.organization_id,
             c.audience,
             c.scope,
-            c.expires_at
+            c.expires_at,
+            c.auth_time,
+            c.browser_hash
         ],
     )?;
     Ok(())
@@ -297,7 +319,7 @@ pub(super) fn insert_code(
 pub(super) fn code(conn: &Connection, code_hash: &str) -> rusqlite::Result<Option<Code>> {
     conn.query_row(
         "SELECT client_id, redirect_uri, code_challenge, user_id, organization_id, audience, scope,
-                expires_at, used_at, family_id
+                expires_at, used_at, family_id, auth_time, browser_hash
          FROM auth_codes WHERE code_hash = ?1",
         params![code_hash],
         |r| {
@@ -312,6 +334,8 @@ pub(super) fn code(conn: &Connection, code_hash: &str) -> rusqlite::Result<Optio
                 expires_at: r.get(7)?,
                 used_at: r.get(8)?,
                 family_id: r.get(9)?,
+                auth_time: r.get(10)?,
+                browser_hash: r.get(11)?,
             })
         },
     )
@@ -430,5 +454,157 @@ pub(super) fn revoke_family(
     conn.execute(
         "UPDATE refresh_tokens SET revoked_at = ?2 WHERE family_id = ?1 AND revoked_at IS NULL",
         params![family_id, now],
+    )
+}
+
+/// A sign-in: one authorization code exchanged (see migration 0007).
+#[derive(Debug, Clone)]
+pub(super) struct SignIn {
+    pub sid: String,
+    pub user_id: String,
+    pub client_id: String,
+    pub browser_hash: Option<String>,
+    pub auth_time: i64,
+    pub ended_at: Option<i64>,
+    pub forget_after: i64,
+}
+
+pub(super) fn insert_sign_in(conn: &Connection, s: &SignIn, now: i64) -> rusqlite::Result<()> {
+    // Nothing of a sign-in past its `forget_after` can be valid: keep the table small.
+    conn.execute(
+        "DELETE FROM sign_ins WHERE forget_after <= ?1",
+        params![now],
+    )?;
+    conn.execute(
+        "INSERT INTO sign_ins (sid, user_id, client_id, browser_hash, auth_time, ended_at, forget_after)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![
+            s.sid,
+            s.user_id,
+            s.client_id,
+            s.browser_hash,
+            s.auth_time,
+            s.ended_at,
+            s.forget_after
+        ],
+    )?;
+    Ok(())
+}
+
+pub(super) fn sign_in(conn: &Connection, sid: &str) -> rusqlite::Result<Option<SignIn>> {
+    conn.query_row(
+        "SELECT sid, user_id, client_id, browser_hash, auth_time, ended_at, forget_after
+         FROM sign_ins WHERE sid = ?1",
+        params![sid],
+        |r| {
+            Ok(SignIn {
+                sid: r.get(0)?,
+                user_id: r.get(1)?,
+                client_id: r.get(2)?,
+                browser_hash: r.get(3)?,
+                auth_time: r.get(4)?,
+                ended_at: r.get(5)?,
+                forget_after: r.get(6)?,
+            })
+        },
+    )
+    .optional()
+}
+
+/// Marks sign-in `sid` ended (the first end stands) and revokes its refresh
+/// tokens; returns the sign-in's `forget_after`, `None` when no such sign-in is
+/// recorded (a refresh family from before sign-ins had ids: only its refresh
+/// tokens are revoked).
+pub(super) fn end_sign_in(conn: &Connection, sid: &str, now: i64) -> rusqlite::Result<Option<i64>> {
+    revoke_family(conn, sid, now)?;
+    conn.query_row(
+        "UPDATE sign_ins SET ended_at = COALESCE(ended_at, ?2) WHERE sid = ?1
+         RETURNING forget_after",
+        params![sid, now],
+        |r| r.get(0),
+    )
+    .optional()
+}
+
+/// Every ended sign-in some token of which may still be valid: `(sid, forget_after)`.
+pub(super) fn ended_sign_ins(conn: &Connection, now: i64) -> rusqlite::Result<Vec<(String, i64)>> {
+    let mut stmt = conn.prepare(
+        "SELECT sid, forget_after FROM sign_ins
+         WHERE ended_at IS NOT NULL AND forget_after > ?1",
+    )?;
+    stmt.query_map(params![now], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect()
+}
+
+/// The first time a refresh family was used: when a family from before sign-ins
+/// had ids began (its code was exchanged right after the password was checked).
+pub(super) fn family_started(conn: &Connection, family_id: &str) -> rusqlite::Result<Option<i64>> {
+    conn.query_row(
+        "SELECT MIN(issued_at) FROM refresh_tokens WHERE family_id = ?1",
+        params![family_id],
+        |r| r.get(0),
+    )
+}
+
+/// The user a browser is remembered as signed in as, and since when.
+#[derive(Debug, Clone)]
+pub(super) struct BrowserSignIn {
+    pub user_id: String,
+    pub auth_time: i64,
+}
+
+/// Remembers `browser_hash` as signed in as `user_id` (replacing whoever it was).
+pub(super) fn remember_browser(
+    conn: &Connection,
+    browser_hash: &str,
+    user_id: &str,
+    auth_time: i64,
+    expires_at: i64,
+) -> rusqlite::Result<()> {
+    conn.execute(
+        "DELETE FROM browser_sign_ins WHERE expires_at <= ?1",
+        params![auth_time],
+    )?;
+    conn.execute(
+        "INSERT INTO browser_sign_ins (browser_hash, user_id, auth_time, expires_at)
+         VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (browser_hash) DO UPDATE SET
+             user_id = excluded.user_id, auth_time = excluded.auth_time,
+             expires_at = excluded.expires_at",
+        params![browser_hash, user_id, auth_time, expires_at],
+    )?;
+    Ok(())
+}
+
+/// Who `browser_hash` is remembered as, unless that has expired.
+pub(super) fn remembered_browser(
+    conn: &Connection,
+    browser_hash: &str,
+    now: i64,
+) -> rusqlite::Result<Option<BrowserSignIn>> {
+    conn.query_row(
+        "SELECT user_id, auth_time FROM browser_sign_ins
+         WHERE browser_hash = ?1 AND expires_at > ?2",
+        params![browser_hash, now],
+        |r| {
+            Ok(BrowserSignIn {
+                user_id: r.get(0)?,
+                auth_time: r.get(1)?,
+            })
+        },
+    )
+    .optional()
+}
+
+/// Forgets `browser_hash`'s sign-in (only if it is still `user_id`'s, when
+/// given); how many rows went.
+pub(super) fn forget_browser(
+    conn: &Connection,
+    browser_hash: &str,
+    user_id: Option<&str>,
+) -> rusqlite::Result<usize> {
+    conn.execute(
+        "DELETE FROM browser_sign_ins WHERE browser_hash = ?1 AND (?2 IS NULL OR user_id = ?2)",
+        params![browser_hash, user_id],
     )
 }

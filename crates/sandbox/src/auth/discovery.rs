@@ -1,10 +1,10 @@
 //! `GET /.well-known/openid-configuration` (also served as
 //! `/.well-known/oauth-authorization-server`, RFC 8414) and
 //! `GET /.well-known/jwks.json`. Only metadata: the endpoints themselves live
-//! in `authorize.rs`, `token.rs` and `userinfo.rs`. The `issuer` is the one
-//! kept across restarts (`issuer.rs`); every endpoint is an address of the
-//! origin the sandbox listens on now, which differs from the issuer after a
-//! restart on another port.
+//! in `authorize.rs`, `token.rs`, `userinfo.rs` and `end_session.rs`. The
+//! `issuer` is the one kept across restarts (`issuer.rs`); every endpoint is an
+//! address of the origin the sandbox listens on now, which differs from the
+//! issuer after a restart on another port.
 
 use axum::Json;
 use axum::extract::State;
@@ -16,7 +16,7 @@ use crate::state::AppState;
 pub(super) async fn openid_configuration(State(state): State<AppState>) -> Json<Value> {
     // The issuer is kept across restarts; the endpoints are where it listens now.
     let origin = &*state.origin;
-    let mut scopes = vec![super::common::OFFLINE_ACCESS];
+    let mut scopes = vec![super::common::OPENID, super::common::OFFLINE_ACCESS];
     scopes.extend(ALL_PERMISSIONS);
     Json(json!({
         "issuer": &*state.issuer,
@@ -25,6 +25,7 @@ pub(super) async fn openid_configuration(State(state): State<AppState>) -> Json<
         "revocation_endpoint": format!("{origin}/oauth/revoke"),
         "jwks_uri": format!("{origin}/.well-known/jwks.json"),
         "userinfo_endpoint": format!("{origin}/userinfo"),
+        "end_session_endpoint": format!("{origin}{}", super::common::END_SESSION_PATH),
         "response_types_supported": ["code"],
         "response_modes_supported": ["query"],
         "grant_types_supported": ["authorization_code", "client_credentials", "refresh_token"],
@@ -35,7 +36,8 @@ pub(super) async fn openid_configuration(State(state): State<AppState>) -> Json<
         "scopes_supported": scopes,
         "subject_types_supported": ["public"],
         "id_token_signing_alg_values_supported": ["RS256"],
-        "claims_supported": ["sub", "name", "email", "role", "org_id", "org_name"],
+        "claims_supported": ["sub", "name", "email", "role", "org_id", "org_name", "sid", "auth_time"],
+        "prompt_values_supported": ["none", "login"],
         "audience": &*state.config.audience,
     }))
 }

@@ -1,11 +1,15 @@
 //! The OAuth authorization server: discovery and JWKS, the browser sign-in
-//! (`/authorize`, its HTML pages, authorization code + PKCE S256), the token
-//! endpoint (authorization code, client credentials, refresh tokens with
-//! rotation), revocation (RFC 7009) and who a user token acts for (`/userinfo`).
+//! (`/authorize`, its HTML pages, authorization code + PKCE S256, remembered
+//! browsers and fresh logins), the token endpoint (authorization code, client
+//! credentials, refresh tokens with rotation, ID tokens), revocation (RFC 7009),
+//! the end of a sign-in (`/oidc/logout`) and who a user token acts for
+//! (`/userinfo`).
 //!
-//! Files: `authorize.rs` (the sign-in flow), `pages.rs` (its HTML),
-//! `redirect.rs` (which redirect URIs an Application may use), `token.rs`
-//! (`/oauth/token`, `/oauth/revoke`, RFC 6749 errors), `discovery.rs`, `db.rs`
+//! Files: `authorize.rs` (the sign-in flow, `prompt`/`max_age`), `pages.rs` (its
+//! HTML), `redirect.rs` (which redirect URIs an Application may use), `token.rs`
+//! (`/oauth/token`, `/oauth/revoke`, RFC 6749 errors), `sign_ins.rs` (how a
+//! sign-in ends and the set of ended ones every request is checked against),
+//! `end_session.rs` (OpenID Connect RP-Initiated Logout), `discovery.rs`, `db.rs`
 //! (the SQL of the OAuth tables), `password.rs` (argon2), `limits.rs` (login
 //! attempt limit), `claims.rs` and `keys.rs` (what a token holds and how it is
 //! signed), `issuer.rs` (the issuer identifier, kept in the data directory
@@ -24,12 +28,14 @@ pub mod claims;
 mod common;
 mod db;
 mod discovery;
+mod end_session;
 pub mod issuer;
 pub mod keys;
 pub mod limits;
 mod pages;
 pub(crate) mod password;
 pub mod redirect;
+pub mod sign_ins;
 mod token;
 mod userinfo;
 pub mod verified;
@@ -39,7 +45,7 @@ pub(crate) use token::body_too_large;
 use axum::Router;
 use axum::routing::{get, post};
 
-pub use common::{CODE_TTL_SECS, LOGIN_TTL_SECS, OFFLINE_ACCESS};
+pub use common::{CODE_TTL_SECS, END_SESSION_PATH, LOGIN_TTL_SECS, OFFLINE_ACCESS, OPENID};
 
 use crate::state::AppState;
 
@@ -64,4 +70,8 @@ pub(crate) fn router() -> Router<AppState> {
         .route("/oauth/token", post(token::token))
         .route("/oauth/revoke", post(token::revoke))
         .route("/userinfo", get(userinfo::userinfo))
+        .route(
+            END_SESSION_PATH,
+            get(end_session::get).post(end_session::post),
+        )
 }

@@ -185,6 +185,37 @@ pub(super) fn choose_organization(
     layout("Choose an organization", &body)
 }
 
+/// The end of RP-initiated logout without a redirect back.
+pub(super) fn signed_out() -> String {
+    layout(
+        "Signed out",
+        "<h1>Signed out</h1>\n<p role=\"status\">You are signed out of the Rx Desk sandbox. \
+         The next sign-in asks for your password.</p>\n<p>You can close this page.</p>",
+    )
+}
+
+/// RP-initiated logout without an ID token: the user confirms (OpenID Connect
+/// RP-Initiated Logout §2); the form posts back with this browser's cookie.
+pub(super) fn confirm_sign_out() -> String {
+    layout(
+        "Sign out",
+        "<h1>Sign out?</h1>\n<p>Sign out of the Rx Desk sandbox in this browser? \
+         The next sign-in will ask for your password.</p>\n\
+         <form method=\"post\" action=\"/oidc/logout\">\n\
+         <div class=\"actions\">\n<button type=\"submit\" name=\"action\" value=\"sign_out\">Sign out</button>\n</div>\n</form>",
+    )
+}
+
+/// A refused sign-out request: what was wrong, nothing else done.
+pub(super) fn sign_out_refused(message: &str) -> String {
+    let body = format!(
+        "<h1>Sign-out refused</h1>\n<p role=\"alert\">{}</p>\n\
+         <p>Nothing was signed out. Sign out again from the application.</p>",
+        escape(message)
+    );
+    layout("Sign-out refused", &body)
+}
+
 /// A dead end: nothing to redirect to (unknown client, disallowed redirect URI,
 /// an expired sign-in).
 pub(super) fn error(title: &str, message: &str) -> String {

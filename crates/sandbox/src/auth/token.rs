@@ -1,7 +1,13 @@
 //! `POST /oauth/token` (authorization code + PKCE, client credentials, refresh
-//! token with rotation) and `POST /oauth/revoke` (RFC 7009), with RFC 6749 §5.2
+//! token with rotation) and `POST /oauth/revoke` (RFC 7009: a refresh token or a
+//! user's access token, either ending its whole sign-in), with RFC 6749 §5.2
 //! error bodies. Both take JSON (as the contract shows) or form-encoded bodies.
 //! Every response carries `Cache-Control: no-store`.
+//!
+//! Each code exchanged starts a sign-in (`sign_ins.rs`): its id is the `sid` of
+//! the user tokens it leads to and the id of its refresh-token family. With
+//! `openid` in the scope, an ID token (`claims::IdClaims`) comes beside the
+//! access token.
 //!
 //! Client authentication: a Backend sends its secret in the body
 //! (`client_secret_post`) or as HTTP Basic (`client_secret_basic`); an
@@ -23,9 +29,10 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
 
-use super::claims::{AccessClaims, GTY_CLIENT_CREDENTIALS, MACHINE_PERMISSIONS};
-use super::common::{OFFLINE_ACCESS, now, parse_params, random_token, s256, sha256_hex};
+use super::claims::{AccessClaims, GTY_CLIENT_CREDENTIALS, IdClaims, MACHINE_PERMISSIONS};
+use super::common::{OFFLINE_ACCESS, OPENID, now, parse_params, random_token, s256, sha256_hex};
 use super::db;
+use super::sign_ins;
 use crate::state::AppState;
 use crate::store::StoreError;
 
@@ -234,6 +241,7 @@ struct Issued {
     expires_in: i64,
     scope: String,
     refresh_token: Option<String>,
+    id_token: Option<String>,
 }
 
 impl IntoResponse for Issued {
@@ -244,8 +252,13 @@ impl IntoResponse for Issued {
             "expires_in": self.expires_in,
             "scope": self.scope,
         });
-        if let (Some(refresh), Some(object)) = (self.refresh_token, body.as_object_mut()) {
-            object.insert("refresh_token".to_owned(), Value::String(refresh));
+        if let Some(object) = body.as_object_mut() {
+            if let Some(refresh) = self.refresh_token {
+                object.insert("refresh_token".to_owned(), Value::String(refresh));
+            }
+            if let Some(id_token) = self.id_token {
+                object.insert("id_token".to_owned(), Value::String(id_token));
+            }
         }
         let mut response = (StatusCode::OK, Json(body)).into_response();
         no_store(response.headers_mut());
@@ -372,6 +385,7 @@ async fn client_credentials(
         org_id: backend.organization_id.clone(),
         jti: uuid::Uuid::new_v4().to_string(),
         gty: Some(GTY_CLIENT_CREDENTIALS.to_owned()),
+        sid: None,
     };
     let access_token = sign(state, &claims)?;
     tracing::info!(client_id = %backend.client_id, org_id = %backend.organization_id, "machine token issued");
@@ -380,6 +394,7 @@ async fn client_credentials(
         expires_in: ttl,
         scope: claims.scope,
         refresh_token: None,
+        id_token: None,
     })
 }
 
@@ -391,6 +406,12 @@ struct UserGrant {
     audience: String,
     permissions: Vec<String>,
     refresh_token: Option<String>,
+    /// The sign-in the tokens belong to.
+    sid: String,
+    /// When the user typed their password for it.
+    auth_time: i64,
+    /// `openid` was asked for: an ID token comes too.
+    openid: bool,
 }
 
 async fn authorization_code(
@@ -415,7 +436,9 @@ async fn authorization_code(
     let code_hash = sha256_hex(code);
     let refresh_ttl = duration_secs(state.config.refresh_token_ttl);
     let family_ttl = duration_secs(state.config.refresh_family_ttl);
+    let user_ttl = duration_secs(state.config.user_token_ttl);
     let client_id = app.client_id.clone();
+    let ended = state.ended_sign_ins.clone();
     let outcome = state
         .db
         .call(move |conn| {
@@ -425,9 +448,10 @@ async fn authorization_code(
                     return Ok(Err(OAuthError::invalid_grant("unknown authorization code")));
                 };
                 if row.used_at.is_some() {
-                    // RFC 6749 §4.1.2: a replayed code revokes what it produced.
-                    if let Some(family) = &row.family_id {
-                        db::revoke_family(tx, family, at)?;
+                    // RFC 6749 §4.1.2: a replayed code revokes what it produced:
+                    // its sign-in ends, access tokens included.
+                    if let Some(sid) = &row.family_id {
+                        sign_ins::end(tx, &ended, sid, at)?;
                     }
                     return Ok(Err(OAuthError::invalid_grant(
                         "the authorization code was already used",
@@ -461,11 +485,30 @@ async fn authorization_code(
                         "the user can no longer use this organization",
                     )));
                 };
-                let refresh_token = if has_offline_access(&row.scope) {
-                    let family = random_token();
-                    let token = new_refresh(
+                let sid = random_token();
+                let offline = has_offline_access(&row.scope);
+                let auth_time = row.auth_time.unwrap_or(at);
+                // Past this, no token of the sign-in is valid: the last access
+                // token is issued at the family's deadline at the latest.
+                let forget_after = at + if offline { family_ttl } else { 0 } + user_ttl;
+                db::insert_sign_in(
+                    tx,
+                    &db::SignIn {
+                        sid: sid.clone(),
+                        user_id: row.user_id.clone(),
+                        client_id: row.client_id.clone(),
+                        browser_hash: row.browser_hash.clone(),
+                        auth_time,
+                        ended_at: None,
+                        forget_after,
+                    },
+                    at,
+                )?;
+                db::set_code_family(tx, &code_hash, &sid)?;
+                let refresh_token = if offline {
+                    Some(new_refresh(
                         tx,
-                        &family,
+                        &sid,
                         &row.client_id,
                         &row.user_id,
                         &row.organization_id,
@@ -474,9 +517,7 @@ async fn authorization_code(
                         at,
                         refresh_ttl,
                         at + family_ttl,
-                    )?;
-                    db::set_code_family(tx, &code_hash, &family)?;
-                    Some(token)
+                    )?)
                 } else {
                     None
                 };
@@ -487,6 +528,9 @@ async fn authorization_code(
                     audience: row.audience,
                     permissions,
                     refresh_token,
+                    sid,
+                    auth_time,
+                    openid: has_scope(&row.scope, OPENID),
                 }))
             })
         })
@@ -503,7 +547,9 @@ async fn refresh_token(
     let app = public_client(state, &auth).await?;
     let token_hash = sha256_hex(params.require("refresh_token")?);
     let refresh_ttl = duration_secs(state.config.refresh_token_ttl);
+    let user_ttl = duration_secs(state.config.user_token_ttl);
     let client_id = app.client_id.clone();
+    let ended = state.ended_sign_ins.clone();
     let outcome = state
         .db
         .call(move |conn| {
@@ -519,8 +565,8 @@ async fn refresh_token(
                     return Ok(Err(OAuthError::invalid_grant("the refresh token has been revoked")));
                 }
                 if row.used_at.is_some() {
-                    let revoked = db::revoke_family(tx, &row.family_id, at)?;
-                    tracing::warn!(user_id = %row.user_id, revoked, "refresh token reused: its family is revoked");
+                    sign_ins::end(tx, &ended, &row.family_id, at)?;
+                    tracing::warn!(user_id = %row.user_id, "refresh token reused: its sign-in is ended, every token of it refused");
                     return Ok(Err(OAuthError::invalid_grant(
                         "the refresh token was already used; every token of this sign-in is now revoked",
                     )));
@@ -531,10 +577,32 @@ async fn refresh_token(
                 db::mark_refresh_used(tx, &token_hash, at)?;
                 let Some(permissions) = user_access(tx, &row.user_id, &row.organization_id, &row.client_id)?
                 else {
-                    db::revoke_family(tx, &row.family_id, at)?;
+                    sign_ins::end(tx, &ended, &row.family_id, at)?;
                     return Ok(Err(OAuthError::invalid_grant("the user can no longer use this organization")));
                 };
                 let deadline = row.family_expires_at.unwrap_or(row.expires_at);
+                // The family is the sign-in. One from before sign-ins had ids
+                // becomes one now, begun when its first token was issued.
+                let sign_in = match db::sign_in(tx, &row.family_id)? {
+                    Some(sign_in) => sign_in,
+                    None => {
+                        let started = db::family_started(tx, &row.family_id)?.unwrap_or(at);
+                        let sign_in = db::SignIn {
+                            sid: row.family_id.clone(),
+                            user_id: row.user_id.clone(),
+                            client_id: row.client_id.clone(),
+                            browser_hash: None,
+                            auth_time: started,
+                            ended_at: None,
+                            forget_after: deadline.max(at) + user_ttl,
+                        };
+                        db::insert_sign_in(tx, &sign_in, at)?;
+                        sign_in
+                    }
+                };
+                if sign_in.ended_at.is_some() {
+                    return Ok(Err(OAuthError::invalid_grant("the sign-in has ended; sign in again")));
+                }
                 let next = new_refresh(tx, &row.family_id, &row.client_id, &row.user_id, &row.organization_id, &row.audience, &row.scope, at, refresh_ttl, deadline)?;
                 Ok(Ok(UserGrant {
                     user_id: row.user_id,
@@ -543,6 +611,9 @@ async fn refresh_token(
                     audience: row.audience,
                     permissions,
                     refresh_token: Some(next),
+                    sid: sign_in.sid,
+                    auth_time: sign_in.auth_time,
+                    openid: has_scope(&row.scope, OPENID),
                 }))
             })
         })
@@ -619,6 +690,22 @@ fn new_refresh(
 fn issue_user_token(state: &AppState, grant: UserGrant) -> Result<Issued, OAuthError> {
     let at = now();
     let ttl = duration_secs(state.config.user_token_ttl);
+    let id_token = if grant.openid {
+        Some(sign(
+            state,
+            &IdClaims {
+                iss: state.issuer.to_string(),
+                sub: grant.user_id.clone(),
+                aud: grant.client_id.clone(),
+                iat: at,
+                exp: at + ttl,
+                auth_time: grant.auth_time,
+                sid: grant.sid.clone(),
+            },
+        )?)
+    } else {
+        None
+    };
     let claims = AccessClaims {
         iss: state.issuer.to_string(),
         sub: grant.user_id,
@@ -631,18 +718,20 @@ fn issue_user_token(state: &AppState, grant: UserGrant) -> Result<Issued, OAuthE
         org_id: grant.organization_id,
         jti: uuid::Uuid::new_v4().to_string(),
         gty: None,
+        sid: Some(grant.sid),
     };
     let access_token = sign(state, &claims)?;
-    tracing::info!(user_id = %claims.sub, org_id = %claims.org_id, refresh = grant.refresh_token.is_some(), "user token issued");
+    tracing::info!(user_id = %claims.sub, org_id = %claims.org_id, refresh = grant.refresh_token.is_some(), id_token = id_token.is_some(), "user token issued");
     Ok(Issued {
         access_token,
         expires_in: ttl,
         scope: claims.scope,
         refresh_token: grant.refresh_token,
+        id_token,
     })
 }
 
-fn sign(state: &AppState, claims: &AccessClaims) -> Result<String, OAuthError> {
+fn sign<C: serde::Serialize>(state: &AppState, claims: &C) -> Result<String, OAuthError> {
     state.keys.sign(claims).map_err(|e| {
         tracing::error!(error = %e, "cannot sign an access token");
         OAuthError {
@@ -661,16 +750,23 @@ fn check_audience(state: &AppState, audience: &str) -> Result<(), OAuthError> {
 }
 
 fn has_offline_access(scope: &str) -> bool {
-    scope.split_whitespace().any(|s| s == OFFLINE_ACCESS)
+    has_scope(scope, OFFLINE_ACCESS)
+}
+
+fn has_scope(scope: &str, wanted: &str) -> bool {
+    scope.split_whitespace().any(|s| s == wanted)
 }
 
 fn duration_secs(d: std::time::Duration) -> i64 {
     i64::try_from(d.as_secs()).unwrap_or(i64::MAX / 2)
 }
 
-/// `POST /oauth/revoke` (RFC 7009): revokes a refresh token and its family.
-/// Answers 200 for any token, known or not (and for access tokens, which are
-/// self-contained JWTs and simply expire), so nothing is revealed.
+/// `POST /oauth/revoke` (RFC 7009): a refresh token, or a user's access token,
+/// of the requesting client ends its whole sign-in: the refresh family is
+/// revoked and the sign-in's access tokens are refused from then on. The
+/// `token_type_hint` is only a hint (§2.1): a JWT is taken for an access token,
+/// anything else for a refresh token. Answers 200 for any token, known or not
+/// (a machine token is not revocable and simply expires), so nothing is revealed.
 pub(super) async fn revoke(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -686,6 +782,14 @@ pub(super) async fn revoke(
     }
 }
 
+/// The sign-in a revocation request names.
+enum Sid {
+    /// From a verified access token.
+    Known(String),
+    /// The family of the refresh token with this hash, if it is the client's.
+    OfRefreshToken(String),
+}
+
 async fn revoke_inner(
     state: &AppState,
     headers: &HeaderMap,
@@ -698,16 +802,40 @@ async fn revoke_inner(
         Client::Application(app) => app.client_id,
         Client::Backend(b) => b.client_id,
     };
-    let token_hash = sha256_hex(token);
+    let ended = state.ended_sign_ins.clone();
+    let sid = if token.split('.').count() == 3 {
+        // An access token: its own sign-in, if it is the client's user token.
+        match state
+            .keys
+            .verify(token, &state.issuer, &state.config.audience)
+        {
+            Ok(claims) if !claims.is_machine() && claims.azp == client_id => claims.sid,
+            _ => None,
+        }
+        .map(Sid::Known)
+    } else {
+        Some(Sid::OfRefreshToken(sha256_hex(token)))
+    };
+    let Some(sid) = sid else {
+        tracing::info!(revoked = false, "revocation request handled");
+        return Ok(());
+    };
     let revoked = state
         .db
         .call(move |conn| {
             let at = now();
-            match db::refresh(conn, &token_hash)? {
-                Some(row) if row.client_id == client_id => {
-                    Ok(db::revoke_family(conn, &row.family_id, at)?)
+            let sid = match sid {
+                Sid::Known(sid) => Some(sid),
+                Sid::OfRefreshToken(hash) => db::refresh(conn, &hash)?
+                    .filter(|row| row.client_id == client_id)
+                    .map(|row| row.family_id),
+            };
+            match sid {
+                Some(sid) => {
+                    sign_ins::end(conn, &ended, &sid, at)?;
+                    Ok(true)
                 }
-                _ => Ok(0),
+                None => Ok(false),
             }
         })
         .await

@@ -6,8 +6,9 @@
 //! (`super::bearer`: signature, issuer, audience, expiry). A user token is
 //! answered with JSON `{ sub, name, email, role, org_id, org_name }`. Refusals
 //! are RFC 6750 §3: 401 with `WWW-Authenticate: Bearer` when the request carries
-//! no bearer token, 401 `error="invalid_token"` when the token does not verify
-//! (or names a user or organization the sandbox no longer knows), 403
+//! no bearer token, 401 `error="invalid_token"` when the token does not verify,
+//! its sign-in has ended, or it names a user or organization the sandbox no
+//! longer knows, 403
 //! `error="insufficient_scope"` for a machine token (it acts for no user). Each
 //! refusal's body is `{ error?, error_description }`. Permissions are not here:
 //! they are the token response's `scope`.
@@ -50,7 +51,9 @@ impl From<BearerFailure> for Refusal {
                 error: None,
                 description: failure.to_string(),
             },
-            BearerFailure::Rejected(_) => Self::invalid_token(failure.to_string()),
+            BearerFailure::Rejected(_) | BearerFailure::SignInEnded => {
+                Self::invalid_token(failure.to_string())
+            }
         }
     }
 }

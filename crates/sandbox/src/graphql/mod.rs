@@ -38,8 +38,8 @@ pub mod codes {
     pub const INVALID_INPUT: &str = "INVALID_INPUT";
     /// No token (RFC 6750: the request had no authentication).
     pub const EMPTY_AUTHORIZATION_HEADER: &str = "EMPTY_AUTHORIZATION_HEADER";
-    /// A token that is not a bearer token, malformed, forged, expired, or for
-    /// another audience or issuer.
+    /// A token that is not a bearer token, malformed, forged, expired, for
+    /// another audience or issuer, or of a sign-in that has ended.
     pub const INVALID_AUTHORIZATION_HEADER: &str = "INVALID_AUTHORIZATION_HEADER";
     /// A body that is not one GraphQL request.
     pub const BAD_REQUEST: &str = "BAD_REQUEST";
@@ -79,7 +79,7 @@ fn unauthenticated(failure: &BearerFailure) -> Response {
             codes::EMPTY_AUTHORIZATION_HEADER,
             HeaderValue::from_static("Bearer"),
         ),
-        BearerFailure::NotBearer | BearerFailure::Rejected(_) => (
+        BearerFailure::NotBearer | BearerFailure::Rejected(_) | BearerFailure::SignInEnded => (
             codes::INVALID_AUTHORIZATION_HEADER,
             HeaderValue::from_static("Bearer error=\"invalid_token\""),
         ),

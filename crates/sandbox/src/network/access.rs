@@ -74,6 +74,17 @@ const CANCEL: Need = Need::new(
     "cancel orders",
 );
 
+/// The refusal of a signature asked with a machine token: by the contract a
+/// machine token never signs, whatever it carries. The answer has the shape of
+/// every signing refusal (the permission a signer's token holds is named).
+fn machine_never_signs() -> UnauthorizedError {
+    UnauthorizedError {
+        code: SIGN.code.to_owned(),
+        message: "The caller is not authorized to sign prescriptions: a machine (client-credentials) token never signs, whatever its scopes; a prescriber signs with a user token".to_owned(),
+        required_permission: Some(SIGN.permission.as_str().to_owned()),
+    }
+}
+
 /// A Get `{ id }` needs `read:patient`; anything else may add or change a patient.
 pub fn patient(caller: &Caller, input: &PatientInput) -> Option<UnauthorizedError> {
     let get = input.demographic.is_none() && input.clinical.is_none() && input.id.is_some();
@@ -84,10 +95,15 @@ pub fn patient(caller: &Caller, input: &PatientInput) -> Option<UnauthorizedErro
     }
 }
 
-/// Signing needs `write:prescription` and is checked first; everything else
-/// (Get, look-up, drafting) is covered by `read:prescription`.
+/// Signing is a prescriber's act: a machine (client-credentials) token is
+/// refused whatever permissions it carries, and a user token needs
+/// `write:prescription`. Everything else (Get, look-up, drafting) is covered by
+/// `read:prescription`.
 pub fn prescription(caller: &Caller, input: &PrescriptionInput) -> Option<UnauthorizedError> {
     if input.signing.is_some() {
+        if caller.is_machine() {
+            return Some(machine_never_signs());
+        }
         first_missing(caller, &[SIGN])
     } else {
         first_missing(caller, &[READ_PRESCRIPTION])

@@ -30,6 +30,7 @@ fn migrations() -> Migrations<'static> {
         )),
         M::up(include_str!("../../migrations/0006_network_events.sql")),
         M::up(include_str!("../../migrations/0007_after_send.sql")),
+        M::up(include_str!("../../migrations/0008_sign_ins.sql")),
     ])
 }
 
