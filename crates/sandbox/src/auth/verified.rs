@@ -164,6 +164,7 @@ mod tests {
             org_id: "org_maple".to_owned(),
             jti: jti.to_owned(),
             gty: Some(super::super::claims::GTY_CLIENT_CREDENTIALS.to_owned()),
+            sid: None,
         }
     }
 
