@@ -16,9 +16,6 @@ mod support;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt as _;
-use rxdesk_client::network::documents::{
-    DispenseInput, PatientReferenceInput, PrescriptionInput, TreatmentReferenceInput,
-};
 use rxdesk_client::network::{Network, Outcome, SIGNING_IN_FLIGHT, Signing};
 use rxdesk_client::{ClientError, IdempotencyKey};
 use rxdesk_sandbox::{Config, FixtureSource};
@@ -65,23 +62,7 @@ fn options() -> Result<Options, String> {
 async fn drafts(staff: &Network, patient: &str, n: usize) -> Result<Vec<(String, String)>, String> {
     let made: Vec<Result<(String, String), ClientError>> = futures::stream::iter(0..n)
         .map(|_| async {
-            let input = PrescriptionInput {
-                patient: Some(PatientReferenceInput {
-                    id: Some(cynic::Id::new(patient)),
-                }),
-                treatment: Some(TreatmentReferenceInput {
-                    id: Some(cynic::Id::new("med_azithromycin_250_tab")),
-                    ..Default::default()
-                }),
-                instructions: Some("Take 2 tablets on day 1, then 1 daily".into()),
-                dispense: Some(DispenseInput {
-                    quantity: Some(6.0),
-                    unit: Some("tablet".into()),
-                    days_supply: Some(5),
-                    ..Default::default()
-                }),
-                ..Default::default()
-            };
+            let input = support::azithromycin_draft(patient);
             let draft = staff
                 .draft_prescription(input, &IdempotencyKey::new())
                 .await?

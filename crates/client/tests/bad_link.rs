@@ -28,8 +28,6 @@ use rxdesk_sandbox::link::{Fault, FaultRates, Injected, Latency, LinkSettings, O
 use rxdesk_sandbox::{Config, Sandbox, Storage};
 use support::*;
 
-const AZITHROMYCIN: &str = "med_azithromycin_250_tab";
-
 /// Quick backoff, so that a test spends its time on what it tests.
 fn quick(client: Client) -> Client {
     client.with_retry_policy(
@@ -63,29 +61,9 @@ async fn add_patient(network: &Network, first: &str) -> String {
     }
 }
 
-fn draft_input(patient: &str) -> PrescriptionInput {
-    PrescriptionInput {
-        patient: Some(PatientReferenceInput {
-            id: Some(cynic::Id::new(patient)),
-        }),
-        treatment: Some(TreatmentReferenceInput {
-            id: Some(cynic::Id::new(AZITHROMYCIN)),
-            ..Default::default()
-        }),
-        instructions: Some("Take 2 tablets on day 1, then 1 daily".into()),
-        dispense: Some(DispenseInput {
-            quantity: Some(6.0),
-            unit: Some("tablet".into()),
-            days_supply: Some(5),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
-}
-
 async fn draft(network: &Network, patient: &str) -> Prescription {
     network
-        .draft_prescription(draft_input(patient), &IdempotencyKey::new())
+        .draft_prescription(azithromycin_draft(patient), &IdempotencyKey::new())
         .await
         .unwrap()
         .into_record()
@@ -156,11 +134,11 @@ async fn a_draft_sent_again_with_its_key_after_a_failure_answers_the_same_draft(
     let key = IdempotencyKey::new();
     proxy.lose_next_answers(1);
     let failed = network
-        .draft_prescription(draft_input(&patient), &key)
+        .draft_prescription(azithromycin_draft(&patient), &key)
         .await;
 
     let again = network
-        .draft_prescription(draft_input(&patient), &key)
+        .draft_prescription(azithromycin_draft(&patient), &key)
         .await
         .unwrap()
         .into_record()
@@ -395,7 +373,7 @@ async fn a_draft_whose_answer_was_lost_is_not_created_twice() {
         .unwrap();
 
     let drafted = network
-        .draft_prescription(draft_input(&patient), &key)
+        .draft_prescription(azithromycin_draft(&patient), &key)
         .await
         .unwrap()
         .into_record()
@@ -407,7 +385,7 @@ async fn a_draft_whose_answer_was_lost_is_not_created_twice() {
         1
     );
     let again = network
-        .draft_prescription(draft_input(&patient), &key)
+        .draft_prescription(azithromycin_draft(&patient), &key)
         .await
         .unwrap()
         .into_record()

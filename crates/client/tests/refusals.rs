@@ -10,8 +10,6 @@ use rxdesk_client::network::{Network, Outcome};
 use rxdesk_client::{ClientError, IdempotencyKey, Secret};
 use support::*;
 
-const AZITHROMYCIN: &str = "med_azithromycin_250_tab";
-
 fn new_patient(first: &str) -> PatientInput {
     PatientInput {
         demographic: Some(PatientDemographicInput {
@@ -38,26 +36,6 @@ async fn add_patient(network: &Network) -> String {
     }
 }
 
-fn draft_input(patient: &str) -> PrescriptionInput {
-    PrescriptionInput {
-        patient: Some(PatientReferenceInput {
-            id: Some(cynic::Id::new(patient)),
-        }),
-        treatment: Some(TreatmentReferenceInput {
-            id: Some(cynic::Id::new(AZITHROMYCIN)),
-            ..Default::default()
-        }),
-        instructions: Some("Take 2 tablets on day 1, then 1 daily".into()),
-        dispense: Some(DispenseInput {
-            quantity: Some(6.0),
-            unit: Some("tablet".into()),
-            days_supply: Some(5),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn medical_operations_are_refused_signing_with_code_message_and_permission_once() {
     let sandbox = sandbox().await;
@@ -65,7 +43,7 @@ async fn medical_operations_are_refused_signing_with_code_message_and_permission
     let staff = machine_network(&client_for(sandbox.url()), maple_backend());
     let patient = add_patient(&staff).await;
     let draft = staff
-        .draft_prescription(draft_input(&patient), &IdempotencyKey::new())
+        .draft_prescription(azithromycin_draft(&patient), &IdempotencyKey::new())
         .await
         .unwrap()
         .into_record()

@@ -504,23 +504,7 @@ async fn sign_a_prescription(sandbox: &rxdesk_sandbox::Sandbox) {
         .expect("a patient");
     let draft = network
         .draft_prescription(
-            PrescriptionInput {
-                patient: Some(PatientReferenceInput {
-                    id: Some(cynic::Id::new(patient.id.inner())),
-                }),
-                treatment: Some(TreatmentReferenceInput {
-                    id: Some(cynic::Id::new("med_azithromycin_250_tab")),
-                    ..Default::default()
-                }),
-                instructions: Some("Take 2 tablets on day 1, then 1 daily".into()),
-                dispense: Some(DispenseInput {
-                    quantity: Some(6.0),
-                    unit: Some("tablet".into()),
-                    days_supply: Some(5),
-                    ..Default::default()
-                }),
-                ..Default::default()
-            },
+            support::azithromycin_draft(patient.id.inner()),
             &IdempotencyKey::new(),
         )
         .await

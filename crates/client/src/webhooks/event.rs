@@ -6,7 +6,7 @@
 use serde::Deserialize;
 use time::OffsetDateTime;
 
-use super::WebhookError;
+use super::error::WebhookError;
 
 /// One event, as the network sent it.
 #[derive(Debug, Clone, PartialEq)]

@@ -13,7 +13,8 @@ use hmac::{Hmac, Mac as _};
 use reqwest::header::HeaderMap;
 use sha2::Sha256;
 
-use super::{Event, WebhookError};
+use super::error::WebhookError;
+use super::event::Event;
 use crate::Secret;
 
 /// The header carrying the body's HMAC-SHA256, hex.

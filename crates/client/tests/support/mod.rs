@@ -18,6 +18,34 @@ use tokio::sync::oneshot;
 use url::Url;
 
 pub const PASSWORD: &str = "rxdesk-demo";
+
+/// The catalog's azithromycin 250 mg tablet, in every fixture.
+pub const AZITHROMYCIN: &str = "med_azithromycin_250_tab";
+
+/// A new draft of azithromycin (the usual five-day pack) for `patient`: the
+/// draft most tests make, sign and send.
+pub fn azithromycin_draft(patient: &str) -> rxdesk_client::network::documents::PrescriptionInput {
+    use rxdesk_client::network::documents::{
+        DispenseInput, PatientReferenceInput, PrescriptionInput, TreatmentReferenceInput,
+    };
+    PrescriptionInput {
+        patient: Some(PatientReferenceInput {
+            id: Some(cynic::Id::new(patient)),
+        }),
+        treatment: Some(TreatmentReferenceInput {
+            id: Some(cynic::Id::new(AZITHROMYCIN)),
+            ..Default::default()
+        }),
+        instructions: Some("Take 2 tablets on day 1, then 1 daily".into()),
+        dispense: Some(DispenseInput {
+            quantity: Some(6.0),
+            unit: Some("tablet".into()),
+            days_supply: Some(5),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
 pub const ADA: &str = "ada@maple.example";
 pub const BEN: &str = "ben@birch.example";
 pub const MO: &str = "mo@maple.example";

@@ -21,7 +21,7 @@ use async_graphql::parser::types::ExecutableDocument;
 const CACHE_LIMIT: usize = 512;
 
 static SCHEMA: LazyLock<Option<Valid<apollo_compiler::Schema>>> = LazyLock::new(|| {
-    match apollo_compiler::Schema::parse_and_validate(super::sdl(), "schema.graphql") {
+    match apollo_compiler::Schema::parse_and_validate(super::schema::sdl(), "schema.graphql") {
         Ok(schema) => Some(schema),
         Err(e) => {
             tracing::error!(errors = %e.errors, "the served schema does not validate; strict checks are off");
