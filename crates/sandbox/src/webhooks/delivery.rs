@@ -324,7 +324,9 @@ fn innermost(error: &(dyn std::error::Error + 'static)) -> String {
 }
 
 /// The HTTP client of deliveries: no proxy (targets are on this machine unless
-/// allowed otherwise, and a clinic proxy has no business with them), no redirects.
+/// allowed otherwise, and a clinic proxy has no business with them), no
+/// redirects, and its own TLS (rustls on ring, the built-in Mozilla roots), so it
+/// needs no process-wide crypto provider from whoever embeds the sandbox.
 pub(super) fn http_client() -> Result<reqwest::Client, reqwest::Error> {
     reqwest::Client::builder()
         .no_proxy()
@@ -334,7 +336,26 @@ pub(super) fn http_client() -> Result<reqwest::Client, reqwest::Error> {
             "rxdesk-sandbox-webhooks/",
             env!("CARGO_PKG_VERSION")
         ))
+        .use_preconfigured_tls(tls_config())
         .build()
+}
+
+// The one `expect` below is proven by its comment.
+#[allow(clippy::expect_used)]
+fn tls_config() -> rustls::ClientConfig {
+    let roots = rustls::RootCertStore::from_iter(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+    let mut config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    // ring supports both default protocol versions (TLS 1.2 and 1.3), the only
+    // thing this step checks: it cannot fail.
+    .expect("ring supports the default TLS versions")
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    // reqwest is built without HTTP/2: say so, as its own rustls setup would.
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    config
 }
 
 #[cfg(test)]
