@@ -32,7 +32,8 @@ pub async fn after_a_restart_the_session_is_back_from_the_secret_service_and_no_
 ) -> Result<()> {
     let listing = run.world.keyring.search(KEYRING_SERVICE)?;
     ensure!(
-        listing.contains("attribute.username = variables"),
+        // The app stores at most one session, under one entry.
+        listing.contains("attribute.username = session"),
         "secret-tool search finds no session entry before the restart:\n{listing}"
     );
     let browsed = browser_lines(run);
