@@ -241,8 +241,8 @@ pub async fn figures(plan: &Plan, root: &Path, empty: &EmptyApp) -> Result<Vec<F
             Target::RatioAtMost(2.0),
         )?
         .with_note(format!(
-            "{SEARCHES} searches per launch; includes the UI's 250 ms pause after the last key \
-             before it asks (ui/src/lib/search.svelte.ts)"
+            "{SEARCHES} searches per launch; the UI searches at once, one request in flight, \
+             the latest text's answer shown (ui/src/lib/search.svelte.ts)"
         )),
     ])
 }
