@@ -11,6 +11,7 @@
 //! audience = "rxdesk-api"
 //! client_id = "rxdesk-desktop"
 //! # callback_port = 8765
+//! # require_issuer = true   # refuse a sign-in answer without `iss` (RFC 9207)
 //! ```
 //!
 //! Each entry is checked by `rxdesk_client::Environment` (https unless loopback;
@@ -57,6 +58,7 @@ impl Configured {
             source: self.source,
             auth_url: self.environment.auth_url().to_string(),
             api_url: self.environment.api_url().to_string(),
+            require_issuer: self.environment.requires_issuer(),
         }
     }
 }
@@ -77,6 +79,7 @@ pub fn sandbox_info(url: Option<&url::Url>) -> EnvironmentInfo {
         source: EnvironmentSource::Sandbox,
         auth_url: shown.clone(),
         api_url: shown,
+        require_issuer: true,
     }
 }
 
@@ -147,6 +150,9 @@ impl EnvironmentsFile {
         entry.insert("client_id".into(), input.client_id.trim().into());
         if let Some(port) = input.callback_port {
             entry.insert("callback_port".into(), i64::from(port).into());
+        }
+        if input.require_issuer {
+            entry.insert("require_issuer".into(), true.into());
         }
         list.push(toml::Value::Table(entry));
         self.write_table(&doc)?;
@@ -294,7 +300,8 @@ pub fn check_input(input: &EnvironmentInput) -> Result<Configured, EnvironmentsE
         field: error_field(&e).to_owned(),
         message: e.to_string(),
     })?
-    .with_callback_port(input.callback_port);
+    .with_callback_port(input.callback_port)
+    .with_required_issuer(input.require_issuer);
     Ok(Configured {
         id: file_id(&input.name),
         name: input.name.trim().to_owned(),
@@ -328,6 +335,7 @@ pub fn presets() -> Vec<NetworkPreset> {
             auth_url: auth_url.to_owned(),
             api_url: api_url.to_owned(),
             audience: audience.to_owned(),
+            require_issuer: preset.requires_issuer(),
         }
     })
     .collect()
@@ -346,6 +354,7 @@ mod tests {
             audience: "aud".into(),
             client_id: "desk".into(),
             callback_port: None,
+            require_issuer: false,
             client_secret: None,
         }
     }
@@ -453,5 +462,33 @@ mod tests {
         };
         let env = from_variables(vars).unwrap().unwrap();
         assert_eq!(env.id, VARIABLES_ID);
+    }
+
+    #[test]
+    fn requiring_the_issuer_in_settings_is_kept_in_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = EnvironmentsFile::in_dir(dir.path());
+        let mut strict = input("Strict", "https://auth.example");
+        strict.require_issuer = true;
+        file.add(&strict).unwrap();
+        file.add(&input("Lenient", "https://other.example"))
+            .unwrap();
+
+        let loaded = file.load();
+
+        let required: Vec<_> = loaded
+            .environments
+            .iter()
+            .map(|e| (e.name.as_str(), e.info().require_issuer))
+            .collect();
+        assert_eq!(required, [("Strict", true), ("Lenient", false)]);
+    }
+
+    #[test]
+    fn every_vendor_preset_offered_in_settings_requires_the_issuer() {
+        let presets = presets();
+
+        assert!(!presets.is_empty());
+        assert!(presets.iter().all(|p| p.require_issuer), "{presets:?}");
     }
 }

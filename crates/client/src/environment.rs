@@ -154,10 +154,12 @@ impl Environment {
     }
 
     /// One of the network vendor's own networks, needing only the organization's
-    /// Application `client_id` (from its dashboard's developer settings).
+    /// Application `client_id` (from its dashboard's developer settings). Its
+    /// sign-in answers must name their issuer ([`Preset::requires_issuer`]).
     pub fn preset(preset: Preset, client_id: impl Into<String>) -> Result<Self, EnvironmentError> {
         let (auth, api, audience) = preset.endpoints();
-        Self::new(auth, api, audience, client_id)
+        Ok(Self::new(auth, api, audience, client_id)?
+            .with_required_issuer(preset.requires_issuer()))
     }
 
     /// The same environment with the sign-in listener on a fixed port.
@@ -355,6 +357,13 @@ impl Preset {
             ),
         }
     }
+
+    /// Whether sign-in refuses an answer without `iss` (RFC 9207): always, for
+    /// the vendor's networks — a mix-up attack across the environments a desk
+    /// knows is what the check exists for, and the vendor's server names itself.
+    pub fn requires_issuer(self) -> bool {
+        true
+    }
 }
 
 /// The Backend credential: `client_id` and `client_secret`, for the client
@@ -470,6 +479,15 @@ mod preset_tests {
         );
         assert_eq!(env.audience(), "https://api.neutron.health");
         assert_eq!(env.client_id(), "app-client-id");
+    }
+
+    #[test]
+    fn a_vendor_preset_requires_the_issuer_in_sign_in_answers() {
+        for preset in [Preset::VendorSandbox, Preset::VendorProduction] {
+            let env = Environment::preset(preset, "app-client-id").unwrap();
+
+            assert!(env.requires_issuer(), "{preset:?}");
+        }
     }
 
     #[test]

@@ -27,6 +27,9 @@ pub struct EnvironmentInfo {
     /// The authorization server's origin ("starts on first use" for the sandbox).
     pub auth_url: String,
     pub api_url: String,
+    /// Sign-in refuses an authorization answer that does not name its issuer
+    /// (`iss`, RFC 9207).
+    pub require_issuer: bool,
 }
 
 /// What the settings screen submits to add or replace a file environment.
@@ -39,6 +42,9 @@ pub struct EnvironmentInput {
     pub audience: String,
     pub client_id: String,
     pub callback_port: Option<u16>,
+    /// Refuse a sign-in answer that does not name its issuer (`iss`, RFC 9207):
+    /// on for the vendor's networks, which name it.
+    pub require_issuer: bool,
     /// Only ever filled to be refused: a public client never holds a secret.
     pub client_secret: Option<String>,
 }
@@ -52,6 +58,9 @@ pub struct NetworkPreset {
     pub auth_url: String,
     pub api_url: String,
     pub audience: String,
+    /// The vendor's authorization server names itself in every answer, so
+    /// an environment made from a preset requires it.
+    pub require_issuer: bool,
 }
 
 /// One operation the network would not accept, in plain words.

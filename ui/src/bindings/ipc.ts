@@ -44,9 +44,19 @@ export type EnvironmentInfo = { id: string, name: string, source: EnvironmentSou
 /**
  * The authorization server's origin ("starts on first use" for the sandbox).
  */
-authUrl: string, apiUrl: string, };
+authUrl: string, apiUrl: string, 
+/**
+ * Sign-in refuses an authorization answer that does not name its issuer
+ * (`iss`, RFC 9207).
+ */
+requireIssuer: boolean, };
 
 export type EnvironmentInput = { name: string, authUrl: string, apiUrl: string, audience: string, clientId: string, callbackPort: number | null, 
+/**
+ * Refuse a sign-in answer that does not name its issuer (`iss`, RFC 9207):
+ * on for the vendor's networks, which name it.
+ */
+requireIssuer: boolean, 
 /**
  * Only ever filled to be refused: a public client never holds a secret.
  */
@@ -87,7 +97,12 @@ export type SignOutSummary = { revocation: Revocation,
  */
 keyringProblem: string | null, };
 
-export type NetworkPreset = { name: string, authUrl: string, apiUrl: string, audience: string, };
+export type NetworkPreset = { name: string, authUrl: string, apiUrl: string, audience: string, 
+/**
+ * The vendor's authorization server names itself in every answer, so
+ * an environment made from a preset requires it.
+ */
+requireIssuer: boolean, };
 
 export type AppStatus = { environments: Array<EnvironmentInfo>, activeEnvironment: string, session: SessionInfo | null, storage: SessionStorage, 
 /**

@@ -94,7 +94,7 @@ export const BEN_SESSION: SessionInfo = {
 
 export function status(session: SessionInfo | null) {
   return {
-    environments: [{ id: 'sandbox', name: 'Local sandbox', source: 'sandbox' as const, authUrl: '', apiUrl: '' }],
+    environments: [{ id: 'sandbox', name: 'Local sandbox', source: 'sandbox' as const, authUrl: '', apiUrl: '', requireIssuer: true }],
     activeEnvironment: 'sandbox',
     session,
     storage: { kind: 'keyring' as const },
@@ -103,7 +103,7 @@ export function status(session: SessionInfo | null) {
     idleLockSeconds: 900,
     ended: null,
     presets: [
-      { name: 'Vendor sandbox', authUrl: 'https://auth.neutron.health', apiUrl: 'https://network.neutron.health', audience: 'https://api.neutron.health' },
+      { name: 'Vendor sandbox', authUrl: 'https://auth.neutron.health', apiUrl: 'https://network.neutron.health', audience: 'https://api.neutron.health', requireIssuer: true },
     ],
   };
 }
