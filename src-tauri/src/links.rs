@@ -5,8 +5,17 @@
 
 use crate::ipc::{CommandError, LinkTarget, RecordKind};
 
-/// The URL scheme the app registers with the OS.
-pub const SCHEME: &str = "rxdesk";
+/// The URL scheme this build registers with the OS: the training build has its
+/// own, so a production link never opens in it (nor a training link in production).
+pub const SCHEME: &str = if cfg!(feature = "training") {
+    TRAINING_SCHEME
+} else {
+    PRODUCTION_SCHEME
+};
+/// The production app's scheme (`plugins.deep-link` in `tauri.conf.json`).
+pub const PRODUCTION_SCHEME: &str = "rxdesk";
+/// The training build's scheme (`plugins.deep-link` in `tauri.training.conf.json`).
+pub const TRAINING_SCHEME: &str = "rxdesk-training";
 
 fn segment(kind: RecordKind) -> &'static str {
     match kind {
@@ -53,7 +62,7 @@ fn kind_of_id(id: &str) -> Option<RecordKind> {
 pub fn parse(text: &str) -> Result<LinkTarget, CommandError> {
     let text = text.trim();
     if text.is_empty() {
-        return Err(invalid("Paste a link (rxdesk://…) or an id."));
+        return Err(invalid(&format!("Paste a link ({SCHEME}://…) or an id.")));
     }
     if !text.contains("://") {
         return match kind_of_id(text) {
@@ -68,7 +77,7 @@ pub fn parse(text: &str) -> Result<LinkTarget, CommandError> {
     }
     let url = url::Url::parse(text).map_err(|_| invalid("That link cannot be read."))?;
     if url.scheme() != SCHEME {
-        return Err(invalid("Only rxdesk:// links open in Rx Desk."));
+        return Err(invalid(&format!("Only {SCHEME}:// links open here.")));
     }
     let kind = match url.host_str() {
         Some("patient") => RecordKind::Patient,

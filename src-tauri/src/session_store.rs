@@ -22,8 +22,18 @@ use std::sync::{Arc, Mutex};
 
 use keyring_core::{CredentialStore, Entry, Error as KeyringError};
 
-/// The keyring "service" name of every entry.
-pub const SERVICE: &str = "dev.rxdesk.desktop";
+/// The keyring "service" name of every entry: the app's bundle identifier, so
+/// the training build ([`TRAINING_SERVICE`]) never reads or ends a session of
+/// the production app ([`PRODUCTION_SERVICE`]) on the same account.
+pub const SERVICE: &str = if cfg!(feature = "training") {
+    TRAINING_SERVICE
+} else {
+    PRODUCTION_SERVICE
+};
+/// The production app's service (`identifier` in `tauri.conf.json`).
+pub const PRODUCTION_SERVICE: &str = "dev.rxdesk.desktop";
+/// The training build's service (`identifier` in `tauri.training.conf.json`).
+pub const TRAINING_SERVICE: &str = "dev.rxdesk.training";
 
 /// The entry of the one stored session (the app's `StoredSession`: its
 /// environment, its last use, the session).

@@ -2,9 +2,18 @@
 //! installers are built) has no built-in sandbox at all: not its code, not its
 //! demo fixture and published demo secrets. Checked on the dependency graph
 //! cargo resolves for that build; `cargo xtask test` also lints that build.
+//!
+//! The training build ("Rx Desk Training", `--features training`) is another
+//! app to the OS: its own bundle identifier, keyring service and link scheme,
+//! so it never restores or ends a production session and never takes a
+//! production `rxdesk://` link. Checked on the two config files the CLI merges.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::process::Command;
+
+use rxdesk_lib::links::{PRODUCTION_SCHEME, TRAINING_SCHEME};
+use rxdesk_lib::session_store::{PRODUCTION_SERVICE, TRAINING_SERVICE};
+use serde_json::Value;
 
 fn normal_dependencies(features: &[&str]) -> String {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
@@ -46,4 +55,42 @@ fn a_production_build_has_no_built_in_sandbox() {
         !production.contains("rxdesk-sandbox"),
         "the production build depends on the sandbox"
     );
+}
+
+fn config(name: &str) -> Value {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(name);
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+/// `identifier` and `plugins.deep-link.desktop.schemes` of a config.
+fn identity(config: &Value) -> (Option<&str>, Option<Vec<&str>>) {
+    let schemes = config
+        .pointer("/plugins/deep-link/desktop/schemes")
+        .and_then(Value::as_array)
+        .map(|list| list.iter().filter_map(Value::as_str).collect());
+    (config["identifier"].as_str(), schemes)
+}
+
+#[test]
+fn the_production_app_registers_its_keyring_service_and_link_scheme() {
+    let production = config("tauri.conf.json");
+
+    assert_eq!(
+        identity(&production),
+        (Some(PRODUCTION_SERVICE), Some(vec![PRODUCTION_SCHEME]))
+    );
+}
+
+#[test]
+fn the_training_build_has_its_own_keyring_service_and_link_scheme() {
+    // The overlay replaces both values when merged (a JSON merge patch
+    // replaces arrays whole), so what it says is what the training app has.
+    let training = config("tauri.training.conf.json");
+
+    assert_eq!(
+        identity(&training),
+        (Some(TRAINING_SERVICE), Some(vec![TRAINING_SCHEME]))
+    );
+    assert_ne!(TRAINING_SERVICE, PRODUCTION_SERVICE);
+    assert_ne!(TRAINING_SCHEME, PRODUCTION_SCHEME);
 }

@@ -35,7 +35,7 @@ pub const PRODUCTION: Variant = Variant {
 /// For training rooms and demos: the Local sandbox built in, named as such.
 pub const TRAINING: Variant = Variant {
     name: "training",
-    features: "custom-protocol,sandbox",
+    features: "custom-protocol,training",
     overlay: Some("src-tauri/tauri.training.conf.json"),
 };
 
