@@ -10,7 +10,10 @@
 //! ```
 //!
 //! No file means no policy (updates offered, the user's idle time). The file is
-//! writable only by an administrator, and nothing a user controls (environment
+//! writable only by an administrator — on Windows, where any user may create
+//! folders under ProgramData, the folder and the file are trusted only when
+//! Administrators, SYSTEM or TrustedInstaller own them ([`trusted_owner`]; a
+//! policy planted by a user fails closed) — and nothing a user controls (environment
 //! variable, setting) outranks it: a user's idle time longer than
 //! `max_idle_minutes`, or "never", gives way to it ([`effective_idle`]). A
 //! policy that cannot be read or understood fails closed: the features it could
@@ -90,6 +93,85 @@ pub enum PolicyError {
         path.display()
     )]
     Malformed { path: PathBuf, problem: String },
+    #[error(
+        "the IT policy file {} is not trusted: {} is owned by {owner}, not by administrators; ask your IT team to recreate it as an administrator",
+        path.display(), owned.display()
+    )]
+    Untrusted {
+        path: PathBuf,
+        /// The file or its folder.
+        owned: PathBuf,
+        /// The owner as Windows names it in SDDL (`BA`, `SY`, a SID), or why it is unknown.
+        owner: String,
+    },
+}
+
+/// The SID of TrustedInstaller (`NT SERVICE\TrustedInstaller`), which owns
+/// what Windows itself installs.
+const TRUSTED_INSTALLER: &str = "S-1-5-80-956008885-3418522649-1831038044-1853292631-2271478464";
+
+/// The owner of a security descriptor in SDDL (`O:BAG:SYD:…` → `BA`): what
+/// Windows reports in a form that does not depend on the system's language.
+pub fn sddl_owner(sddl: &str) -> Option<&str> {
+    let rest = sddl.trim().strip_prefix("O:")?;
+    // The owner runs to the next section (`G:`, `D:`, `S:`); a SID's own
+    // dashes (`S-1-…`) never hold a colon.
+    let end = ["G:", "D:", "S:"]
+        .iter()
+        .filter_map(|section| rest.find(section))
+        .min()
+        .unwrap_or(rest.len());
+    Some(&rest[..end]).filter(|owner| !owner.is_empty())
+}
+
+/// Whether an owner (SDDL alias or SID) may hold the IT policy: the
+/// Administrators group, SYSTEM or TrustedInstaller — never a user.
+pub fn trusted_owner(owner: &str) -> bool {
+    matches!(
+        owner,
+        "BA" | "SY" | "S-1-5-32-544" | "S-1-5-18" | TRUSTED_INSTALLER
+    )
+}
+
+/// The owner of `path` as Windows reports it, in SDDL terms: PowerShell's
+/// `Get-Acl` (part of every Windows), the path passed in the environment so it
+/// is never parsed as code. Only asked when a policy file exists.
+#[cfg(windows)]
+fn owner_of(path: &Path) -> Result<String, String> {
+    let output = std::process::Command::new("powershell.exe")
+        .args([
+            "-NoProfile",
+            "-NonInteractive",
+            "-Command",
+            "(Get-Acl -LiteralPath $env:RXDESK_POLICY_OWNED).Sddl",
+        ])
+        .env("RXDESK_POLICY_OWNED", path)
+        .output()
+        .map_err(|e| format!("unknown (Get-Acl did not run: {e})"))?;
+    let sddl = String::from_utf8_lossy(&output.stdout);
+    sddl_owner(&sddl)
+        .map(str::to_owned)
+        .ok_or_else(|| "unknown (Get-Acl gave no owner)".to_owned())
+}
+
+/// On Windows, refuses the system-wide policy unless administrators own its
+/// folder and the file; elsewhere the system folders are root's already.
+fn check_owner(path: &Path) -> Result<(), PolicyError> {
+    #[cfg(windows)]
+    if path == system_path() && path.exists() {
+        for owned in [path.parent().unwrap_or(path), path] {
+            let owner = owner_of(owned).unwrap_or_else(|reason| reason);
+            if !trusted_owner(&owner) {
+                return Err(PolicyError::Untrusted {
+                    path: path.to_owned(),
+                    owned: owned.to_owned(),
+                    owner,
+                });
+            }
+        }
+    }
+    let _ = path;
+    Ok(())
 }
 
 /// Parses a policy file's text. Malformed TOML or a known key with the wrong
@@ -140,8 +222,10 @@ pub fn parse(text: &str) -> Result<Parsed, String> {
 }
 
 /// Reads the policy at `path`: none there is the default policy; a file that
-/// cannot be read or parsed is an error. Unknown keys are logged.
+/// cannot be read or parsed, or (on Windows) the system-wide file not owned by
+/// administrators, is an error. Unknown keys are logged.
 pub fn read(path: &Path) -> Result<Policy, PolicyError> {
+    check_owner(path)?;
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Policy::default()),
@@ -206,6 +290,52 @@ pub fn system_path() -> PathBuf {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
+
+    #[test]
+    fn the_owner_is_read_from_sddl_whatever_follows_it() {
+        assert_eq!(sddl_owner("O:BAG:SYD:PAI(A;OICI;FA;;;SY)"), Some("BA"));
+        assert_eq!(sddl_owner("O:SYD:(A;;FA;;;BA)"), Some("SY"));
+        assert_eq!(
+            sddl_owner("O:S-1-5-21-1-2-3-1001G:S-1-5-21-1-2-3-513D:AI"),
+            Some("S-1-5-21-1-2-3-1001")
+        );
+        assert_eq!(sddl_owner("O:S-1-5-18S:AI"), Some("S-1-5-18"));
+        assert_eq!(sddl_owner("G:SYD:AI"), None);
+        assert_eq!(sddl_owner(""), None);
+    }
+
+    #[test]
+    fn only_administrators_system_or_trusted_installer_may_own_the_policy() {
+        for trusted in ["BA", "SY", "S-1-5-32-544", "S-1-5-18", TRUSTED_INSTALLER] {
+            assert!(trusted_owner(trusted), "{trusted}");
+        }
+        // A user (what creating `C:\ProgramData\Rx Desk` as a user leaves),
+        // the Users group, or an owner that could not be read.
+        for untrusted in [
+            "S-1-5-21-1-2-3-1001",
+            "BU",
+            "S-1-5-32-545",
+            "unknown (x)",
+            "",
+        ] {
+            assert!(!trusted_owner(untrusted), "{untrusted}");
+        }
+    }
+
+    #[test]
+    fn a_policy_planted_by_a_user_names_the_owner_and_what_to_do() {
+        let e = PolicyError::Untrusted {
+            path: PathBuf::from(r"C:\ProgramData\Rx Desk\policy.toml"),
+            owned: PathBuf::from(r"C:\ProgramData\Rx Desk"),
+            owner: "S-1-5-21-1-2-3-1001".into(),
+        };
+
+        let text = e.to_string();
+
+        assert!(text.contains("not trusted"), "{text}");
+        assert!(text.contains("S-1-5-21-1-2-3-1001"), "{text}");
+        assert!(text.contains("recreate it as an administrator"), "{text}");
+    }
 
     #[test]
     fn no_setting_allows_updates_and_false_turns_them_off() {
