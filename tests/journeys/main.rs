@@ -151,6 +151,7 @@ async fn run(filters: &[String]) -> ExitCode {
     journey!(
         session::cancelling_on_the_sign_in_page_says_access_was_denied_and_offers_to_try_again
     );
+    journey!(session::after_the_lock_no_environment_in_the_list_gives_a_session_back);
     journey!(audit::the_network_holds_no_duplicate_draft_order_or_signature);
     journey!(logs::no_log_of_the_run_holds_a_token_or_a_patient_name);
 

@@ -1,11 +1,12 @@
-//! Journeys 3–6: the session as the user and the Secret Service see it —
+//! Journeys 3–7: the session as the user and the Secret Service see it —
 //! restored after a restart, removed and revoked on sign-out, expired beyond
-//! renewal in the middle of a form, and a sign-in cancelled in the browser.
+//! renewal in the middle of a form, a sign-in cancelled in the browser, and a
+//! locked workstation where no environment in the list gives a session back.
 
 use std::time::Duration;
 
 use anyhow::{Context, Result, ensure};
-use rxdesk_e2e::fixture::{HARBOR_BACKEND, PIA, SAM};
+use rxdesk_e2e::fixture::{HARBOR, HARBOR_BACKEND, PIA, SAM};
 use rxdesk_e2e::services::Lifetimes;
 use rxdesk_e2e::tokens::{files_containing, stored_sessions};
 use rxdesk_e2e::{CLIENT_ID, KEYRING_SERVICE};
@@ -20,6 +21,11 @@ const J4: &str = "03-restart";
 const J5: &str = "04-sign-out";
 const J6: &str = "05-expiry";
 const J7: &str = "06-cancel";
+const J8: &str = "07-lock";
+
+/// The environment the lock journey adds through the environments file, beside
+/// the built-in Local sandbox and the one named by `RXDESK_*`.
+const FILE_ENVIRONMENT: &str = "Clinic network";
 
 /// Lines the browser program has logged so far (a sign-in adds some).
 fn browser_lines(run: &Run) -> usize {
@@ -192,4 +198,94 @@ pub async fn cancelling_on_the_sign_in_page_says_access_was_denied_and_offers_to
         .context("no way to try again")?;
     app.shot("access denied, try again offered").await?;
     app.quit().await
+}
+
+/// Journey 7. A prescriber signs in and the workstation locks; a second person
+/// then picks every environment in the sign-in screen's list, one after the
+/// other, and none of them signs anyone in: the lock ended the session at the
+/// network and left nothing in the keyring to restore.
+pub async fn after_the_lock_no_environment_in_the_list_gives_a_session_back(
+    run: &mut Run,
+) -> Result<()> {
+    run.world.keyring.clear(KEYRING_SERVICE)?;
+    let config_dir = run
+        .world
+        .app_dirs()
+        .into_iter()
+        .nth(1)
+        .context("no config dir")?;
+    std::fs::create_dir_all(&config_dir)?;
+    let origin = run.world.sandbox.origin();
+    std::fs::write(
+        config_dir.join("environments.toml"),
+        format!(
+            "[[environments]]\nname = \"{FILE_ENVIRONMENT}\"\nauth_url = \"{origin}\"\napi_url = \"{origin}\"\naudience = \"{}\"\nclient_id = \"{CLIENT_ID}\"\n",
+            rxdesk_e2e::services::AUDIENCE
+        ),
+    )?;
+    let mut app = run.world.launch(J8, &run.world.sandbox).await?;
+    sign_in(run, &app, J8, &PIA, Some(HARBOR)).await?;
+    let refresh = stored_sessions(&run.world.keyring, KEYRING_SERVICE)?
+        .iter()
+        .find_map(|s| s.refresh_token())
+        .context("no refresh token in the keyring after sign-in")?;
+    run.saw_token(J8, &refresh);
+    app.shot("prescriber signed in").await?;
+
+    app.click("Lock").await?;
+    app.wait_for_text("Rx Desk is locked.").await?;
+    app.shot("locked").await?;
+    // The screen locks at once; revoking and deleting follow in the core.
+    let started = tokio::time::Instant::now();
+    let listing = loop {
+        let listing = run.world.keyring.search(KEYRING_SERVICE)?;
+        if !listing.contains("attribute.username") || started.elapsed() > Duration::from_secs(15)
+        {
+            break listing;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    ensure!(
+        !listing.contains("attribute.username"),
+        "entries left in the keyring 15 s after the lock:\n{listing}"
+    );
+    ensure!(
+        !run.world.sandbox.refresh_works(CLIENT_ID, &refresh).await?,
+        "the prescriber's refresh token still works at the network after the lock"
+    );
+
+    let options = app.all("//select[@id='environment']/option").await?;
+    let mut names = Vec::new();
+    for option in options {
+        names.push(option.text().await?.trim().to_owned());
+    }
+    ensure!(
+        names.len() >= 3 && names.iter().any(|n| n == FILE_ENVIRONMENT),
+        "the list does not hold the built-in, variable and file environments: {names:?}"
+    );
+    // Each twice, so every environment is also picked after another one.
+    for name in names.iter().chain(names.iter()) {
+        app.fill("Environment", name).await?;
+        let started = tokio::time::Instant::now();
+        while started.elapsed() < Duration::from_secs(2) {
+            ensure!(
+                !app.has("//button[normalize-space()='Sign out']").await?
+                    && !app.text().await?.contains(PIA.name),
+                "picking {name:?} on the locked screen signed the prescriber in"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        app.button("Sign in with your browser")
+            .await
+            .with_context(|| format!("no sign-in offered after picking {name:?}"))?;
+    }
+    app.shot("every environment picked: still signed out").await?;
+    let listing = run.world.keyring.search(KEYRING_SERVICE)?;
+    ensure!(
+        !listing.contains("attribute.username"),
+        "picking environments put a session back in the keyring:\n{listing}"
+    );
+    app.quit().await?;
+    std::fs::remove_file(config_dir.join("environments.toml"))?;
+    Ok(())
 }
