@@ -39,6 +39,7 @@ pub fn typescript_bindings() -> String {
         AlertSeverity::decl(&cfg),
         AlertKind::decl(&cfg),
         OrderState::decl(&cfg),
+        ExceptionKind::decl(&cfg),
         Fulfillment::decl(&cfg),
         ChangeStatus::decl(&cfg),
         ChangeSeverity::decl(&cfg),

@@ -15,6 +15,7 @@ pub const COMMANDS: &[&str] = &[
     "lock_session",
     "note_activity",
     "work_lists",
+    "open_orders",
     "open_link",
     "cancel_action",
     "find_patients",

@@ -163,6 +163,11 @@ commands! {
     fn work_lists(core, action: Option<ActionId>) -> WorkLists {
         core.act(action, Safety::Read, String::new, core.work_lists()).await
     }
+    /// The open orders alone, fetched live: Work refreshes them (at most once
+    /// a minute) to show what happened at the pharmacy.
+    fn open_orders(core, action: Option<ActionId>) -> Vec<OrderView> {
+        core.act(action, Safety::Read, String::new, core.open_orders()).await
+    }
     /// Where a `rxdesk://` link or a typed id leads (it only navigates).
     fn open_link(core, text: String) -> LinkTarget {
         let _ = core;

@@ -13,11 +13,11 @@ use std::time::Duration;
 use rxdesk_lib::index::{Index, UsedTemplate};
 use rxdesk_lib::ipc::{
     AlertKind, AppStatus, ChangeStatus, ChoiceView, ClinicalEdit, CommandError, DraftForm,
-    DraftStatus, EntryInput, LinkEvent, LinkTarget, NetworkCheck, OrderOutcome, OrderState,
-    OrderView, PatientInput, PatientOutcome, PatientRecord, PatientSummary, PatientWork,
-    PharmacyAnswer, PharmacySearch, PrescriptionOutcome, PrescriptionView, RecordKind, Revocation,
-    SessionEnd, SessionEvent, SessionStorage, Sex, SignInEvent, SignInFailure, SignOutSummary,
-    SignRequest, SignResult, SigningState, TemplateView, WorkLists,
+    DraftStatus, EntryInput, ExceptionKind, LinkEvent, LinkTarget, NetworkCheck, OrderOutcome,
+    OrderState, OrderView, PatientInput, PatientOutcome, PatientRecord, PatientSummary,
+    PatientWork, PharmacyAnswer, PharmacySearch, PrescriptionOutcome, PrescriptionView, RecordKind,
+    Revocation, SessionEnd, SessionEvent, SessionStorage, Sex, SignInEvent, SignInFailure,
+    SignOutSummary, SignRequest, SignResult, SigningState, TemplateView, WorkLists,
 };
 use rxdesk_lib::session_store::SessionStore;
 use serde_json::{Value, json};
@@ -1519,6 +1519,58 @@ fn choosing_no_pharmacy_leaves_the_choice_to_the_patient() {
     ));
 
     assert_eq!(after.pharmacy, None);
+}
+
+#[test]
+fn an_order_rerouted_from_a_closed_pharmacy_shows_the_exception_and_the_new_pharmacy_in_open_orders()
+ {
+    let (sandbox, app) = signed_in(ADA);
+    let order = order_ready_to_send(&app, "Rerouted");
+    // The demo fixture lists Harbor Drug North End as closed, rerouting to Back Bay.
+    order_saved(app.ok(
+        "choose_pharmacy",
+        json!({"orderId": order.id, "pharmacyId": "phr_harbor_drug_north_end"}),
+    ));
+    let (sent, notes) = order_saved(app.ok("send_order", json!({"id": order.id})));
+    assert_eq!(sent.state, OrderState::Submitted, "{notes:?}");
+
+    // The pharmacy's steps: placed at the closed pharmacy, found closed, rerouted.
+    tauri::async_runtime::block_on(sandbox.clock().advance(Duration::from_secs(60))).unwrap();
+    let open: Vec<OrderView> = app.ok("open_orders", json!({"action": null}));
+
+    let now = open
+        .iter()
+        .find(|o| o.id == order.id)
+        .expect("the sent order is among the open orders");
+    assert_eq!(
+        now.pharmacy.as_ref().map(|p| p.id.as_str()),
+        Some("phr_harbor_drug_back_bay")
+    );
+    let kinds: Vec<ExceptionKind> = now.exceptions.iter().map(|e| e.kind).collect();
+    assert_eq!(kinds, [ExceptionKind::PharmacyClosed]);
+    assert!(
+        now.exceptions[0]
+            .message
+            .as_deref()
+            .is_some_and(|m| m.contains("rerouted")),
+        "{:?}",
+        now.exceptions
+    );
+}
+
+#[test]
+fn open_orders_leave_out_canceled_ones() {
+    let (_sandbox, app) = signed_in(ADA);
+    let kept = order_ready_to_send(&app, "Kept");
+    let dropped = order_ready_to_send(&app, "Dropped");
+    order_saved(app.ok("send_order", json!({"id": dropped.id})));
+    order_saved(app.ok("cancel_order", json!({"id": dropped.id})));
+
+    let open: Vec<OrderView> = app.ok("open_orders", json!({"action": null}));
+
+    let ids: Vec<&str> = open.iter().map(|o| o.id.as_str()).collect();
+    assert!(ids.contains(&kept.id.as_str()), "{ids:?}");
+    assert!(!ids.contains(&dropped.id.as_str()), "{ids:?}");
 }
 
 // ---- work lists and the local index --------------------------------------------------

@@ -4,7 +4,7 @@ use rxdesk_client::network::documents as net;
 
 use super::patients::patient_record;
 use super::prescriptions::prescription_view;
-use super::vocabulary::{fulfillment, order_state};
+use super::vocabulary::{exception_kind, fulfillment, order_state};
 use crate::ipc::{ExceptionView, OrderView, PharmacyView, RecordKind};
 use crate::links::link;
 
@@ -50,7 +50,7 @@ pub fn order_view(o: net::Order) -> OrderView {
             .exceptions
             .into_iter()
             .map(|e| ExceptionView {
-                kind: format!("{:?}", e.kind),
+                kind: exception_kind(e.kind),
                 message: e.message,
                 created_at: e.created_at.0,
             })

@@ -3,8 +3,8 @@
 use rxdesk_client::network::documents as net;
 
 use crate::ipc::{
-    AlertKind, AlertSeverity, DraftStatus, Fulfillment, MedicationStatus, OrderState, Sex,
-    SigningState,
+    AlertKind, AlertSeverity, DraftStatus, ExceptionKind, Fulfillment, MedicationStatus,
+    OrderState, Sex, SigningState,
 };
 
 pub fn sex(s: net::Sex) -> Sex {
@@ -76,6 +76,21 @@ pub(crate) fn order_state(s: net::OrderState) -> OrderState {
         net::OrderState::Draft => OrderState::Draft,
         net::OrderState::Submitted => OrderState::Submitted,
         net::OrderState::Canceled => OrderState::Canceled,
+    }
+}
+
+pub(crate) fn exception_kind(k: net::OrderExceptionType) -> ExceptionKind {
+    use net::OrderExceptionType as T;
+    match k {
+        T::OrderError => ExceptionKind::OrderError,
+        T::DemographicMismatch => ExceptionKind::DemographicMismatch,
+        T::PharmacyUnreachable => ExceptionKind::PharmacyUnreachable,
+        T::PharmacyClosed => ExceptionKind::PharmacyClosed,
+        T::ExternalTransfer => ExceptionKind::ExternalTransfer,
+        T::PharmacyDoesNotAcceptInsurance => ExceptionKind::PharmacyDoesNotAcceptInsurance,
+        T::PharmacyNeedsInsuranceInfo => ExceptionKind::PharmacyNeedsInsuranceInfo,
+        T::SupervisingPhysicianNeeded => ExceptionKind::SupervisingPhysicianNeeded,
+        T::DoctorNotLicensedInState => ExceptionKind::DoctorNotLicensedInState,
     }
 }
 

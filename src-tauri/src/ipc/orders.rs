@@ -7,7 +7,7 @@ use ts_rs::TS;
 use super::actions::Resumed;
 use super::common::{ChangeNote, ChoiceView};
 use super::prescriptions::PrescriptionView;
-use super::vocabulary::{Fulfillment, OrderState};
+use super::vocabulary::{ExceptionKind, Fulfillment, OrderState};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -22,9 +22,10 @@ pub struct PharmacyView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ExceptionView {
-    /// The network's type, e.g. `PHARMACY_NEEDS_INSURANCE_INFO`.
-    pub kind: String,
+    pub kind: ExceptionKind,
+    /// The network's words for a person, when it gave any.
     pub message: Option<String>,
+    /// When it happened (RFC 3339, as the network sends it).
     pub created_at: String,
 }
 

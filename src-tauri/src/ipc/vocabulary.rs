@@ -67,6 +67,22 @@ pub enum OrderState {
     Canceled,
 }
 
+/// What went wrong with a sent order, as the network names it
+/// (`OrderExceptionType`): the pharmacy was closed, could not be reached…
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ExceptionKind {
+    OrderError,
+    DemographicMismatch,
+    PharmacyUnreachable,
+    PharmacyClosed,
+    ExternalTransfer,
+    PharmacyDoesNotAcceptInsurance,
+    PharmacyNeedsInsuranceInfo,
+    SupervisingPhysicianNeeded,
+    DoctorNotLicensedInState,
+}
+
 /// How a pharmacy hands prescriptions over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]

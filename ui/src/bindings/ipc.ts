@@ -146,6 +146,8 @@ export type AlertKind = "DRUG" | "ALLERGEN" | "CONDITION";
 
 export type OrderState = "DRAFT" | "SUBMITTED" | "CANCELED";
 
+export type ExceptionKind = "ORDER_ERROR" | "DEMOGRAPHIC_MISMATCH" | "PHARMACY_UNREACHABLE" | "PHARMACY_CLOSED" | "EXTERNAL_TRANSFER" | "PHARMACY_DOES_NOT_ACCEPT_INSURANCE" | "PHARMACY_NEEDS_INSURANCE_INFO" | "SUPERVISING_PHYSICIAN_NEEDED" | "DOCTOR_NOT_LICENSED_IN_STATE";
+
 export type Fulfillment = "PICK_UP" | "MAIL_ORDER";
 
 export type ChangeStatus = "APPLIED" | "REJECTED" | "AMBIGUOUS";
@@ -276,11 +278,15 @@ answered?: string, };
 
 export type PharmacyView = { id: string, name: string, address: string, fulfillment: Array<Fulfillment>, };
 
-export type ExceptionView = { 
+export type ExceptionView = { kind: ExceptionKind, 
 /**
- * The network's type, e.g. `PHARMACY_NEEDS_INSURANCE_INFO`.
+ * The network's words for a person, when it gave any.
  */
-kind: string, message: string | null, createdAt: string, };
+message: string | null, 
+/**
+ * When it happened (RFC 3339, as the network sends it).
+ */
+createdAt: string, };
 
 export type OrderView = { id: string, state: OrderState, patientId: string | null, patientName: string | null, prescriptions: Array<PrescriptionView>, 
 /**
@@ -364,6 +370,7 @@ export interface Commands {
   lock_session: { args: {  }; result: SignOutSummary };
   note_activity: { args: {  }; result: null };
   work_lists: { args: { action: ActionId | null }; result: WorkLists };
+  open_orders: { args: { action: ActionId | null }; result: Array<OrderView> };
   open_link: { args: { text: string }; result: LinkTarget };
   cancel_action: { args: { action: ActionId }; result: boolean };
   find_patients: { args: { action: ActionId | null; query: string }; result: Array<PatientSummary> };

@@ -96,6 +96,7 @@ export const api = {
   // for (`action`: its retries are reported under it, and `cancelAction` stops
   // it where that is safe); a create takes the key kept with its form.
   workLists: (action: Action = null) => call('work_lists', { action }),
+  openOrders: (action: Action = null) => call('open_orders', { action }),
   openLink: (text: string) => call('open_link', { text }),
   cancelAction: (action: ActionId) => call('cancel_action', { action }),
   findPatients: (query: string, action: Action = null) => call('find_patients', { action, query }),

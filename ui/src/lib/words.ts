@@ -6,9 +6,12 @@ import type {
   ChangeNote,
   DispenseView,
   DraftStatus,
+  ExceptionKind,
+  ExceptionView,
   Fulfillment,
   MedicationStatus,
   OrderState,
+  OrderView,
   Sex,
   SigningState,
 } from '../bindings/ipc';
@@ -73,4 +76,43 @@ export function noteHeading(note: ChangeNote): string {
 
 export function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
+}
+
+/** What happened to a sent order, in words (the network's `OrderExceptionType`). */
+export const EXCEPTION_WORDS: Record<ExceptionKind, string> = {
+  ORDER_ERROR: 'order error',
+  DEMOGRAPHIC_MISMATCH: "the patient's details do not match the pharmacy's",
+  PHARMACY_UNREACHABLE: 'pharmacy unreachable',
+  PHARMACY_CLOSED: 'pharmacy closed',
+  EXTERNAL_TRANSFER: 'transferred to another pharmacy',
+  PHARMACY_DOES_NOT_ACCEPT_INSURANCE: "pharmacy does not take the patient's insurance",
+  PHARMACY_NEEDS_INSURANCE_INFO: 'pharmacy needs insurance details',
+  SUPERVISING_PHYSICIAN_NEEDED: 'a supervising physician is needed',
+  DOCTOR_NOT_LICENSED_IN_STATE: "prescriber not licensed in the pharmacy's state",
+};
+
+/** An order's exceptions, the latest first. */
+export function latestFirst(exceptions: ExceptionView[]): ExceptionView[] {
+  return [...exceptions].sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt));
+}
+
+/**
+ * "Needs attention: pharmacy closed, rerouted to Harbor Drug Back Bay" — the
+ * order's latest exception and where the order is now; `null` without one.
+ */
+export function attentionWords(order: OrderView): string | null {
+  const latest = latestFirst(order.exceptions)[0];
+  if (!latest) return null;
+  const words = `Needs attention: ${EXCEPTION_WORDS[latest.kind]}`;
+  if (!order.pharmacy) return words;
+  return latest.kind === 'PHARMACY_CLOSED'
+    ? `${words}, rerouted to ${order.pharmacy.name}`
+    : `${words} (at ${order.pharmacy.name})`;
+}
+
+/** A network timestamp as a person reads it here ("25 Nov 2026, 09:30"); as sent when unreadable. */
+export function whenWords(iso: string): string {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return iso;
+  return new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }

@@ -18,6 +18,14 @@ use crate::ipc::{
     SigningState, WorkLists,
 };
 
+/// Orders not canceled: drafts and sent ones.
+fn open(orders: Vec<OrderView>) -> Vec<OrderView> {
+    orders
+        .into_iter()
+        .filter(|o| o.state != OrderState::Canceled)
+        .collect()
+}
+
 /// How many recent prescriptions are looked at for drafts awaiting signature.
 const DRAFTS_LOOKED_AT: usize = 50;
 
@@ -31,6 +39,19 @@ impl AppCore {
             })
             .await?;
         Ok(lists)
+    }
+
+    /// The open orders this workstation knows (drafts and sent ones), fetched
+    /// live: what the pharmacy did shows in their `pharmacy` and `exceptions`.
+    pub async fn open_orders(&self) -> Result<Vec<OrderView>, CommandError> {
+        let (orders, _) = self
+            .with_network_scoped("open_orders", |net, scope| async move {
+                let ids = self.indexed(&scope, RecordKind::Order, LIST_LIMIT)?;
+                let (orders, _) = self.fetch_orders(&net, &scope, &ids).await?;
+                Ok::<_, CommandError>(open(orders))
+            })
+            .await?;
+        Ok(orders)
     }
 
     async fn read_work_lists(
@@ -103,10 +124,7 @@ impl AppCore {
                 prescription,
             })
             .collect();
-        let open_orders = orders
-            .into_iter()
-            .filter(|o| o.state != OrderState::Canceled)
-            .collect();
+        let open_orders = open(orders);
         Ok(WorkLists {
             recent_patients,
             drafts,
