@@ -20,6 +20,7 @@
 //! of transient faults, see `rxdesk_e2e::link`); the last journeys audit the
 //! sandbox's records for duplicates either way.
 
+mod after_send;
 mod audit;
 mod logs;
 mod session;
@@ -142,7 +143,7 @@ async fn run(filters: &[String]) -> ExitCode {
     journey!(smoke::the_app_window_opens_titled_rx_desk);
     journey!(smoke::the_browser_program_completes_a_sign_in_on_its_own);
     journey!(workflows::staff_add_a_patient_with_an_allergy_draft_two_prescriptions_one_blocked_build_an_order_and_are_refused_signing);
-    journey!(workflows::a_prescriber_opens_the_link_in_a_second_launch_reviews_signs_again_after_a_change_and_sends);
+    journey!(workflows::a_prescriber_opens_the_link_in_a_second_launch_reviews_and_signs_again_after_a_change);
     journey!(session::after_a_restart_the_session_is_back_from_the_secret_service_and_no_file_holds_the_token);
     journey!(session::signing_out_removes_the_keyring_entry_and_revokes_the_refresh_token);
     journey!(
@@ -151,6 +152,7 @@ async fn run(filters: &[String]) -> ExitCode {
     journey!(
         session::cancelling_on_the_sign_in_page_says_access_was_denied_and_offers_to_try_again
     );
+    journey!(after_send::staff_send_the_order_the_pharmacy_reroutes_it_work_flags_it_and_the_clinics_receiver_logs_its_events);
     journey!(session::after_the_lock_no_environment_in_the_list_gives_a_session_back);
     journey!(audit::the_network_holds_no_duplicate_draft_order_or_signature);
     journey!(logs::no_log_of_the_run_holds_a_token_or_a_patient_name);

@@ -1,4 +1,4 @@
-//! Journeys 3–7: the session as the user and the Secret Service see it —
+//! Journeys 3–6 and 8: the session as the user and the Secret Service see it —
 //! restored after a restart, removed and revoked on sign-out, expired beyond
 //! renewal in the middle of a form, a sign-in cancelled in the browser, and a
 //! locked workstation where no environment in the list gives a session back.
@@ -21,7 +21,7 @@ const J4: &str = "03-restart";
 const J5: &str = "04-sign-out";
 const J6: &str = "05-expiry";
 const J7: &str = "06-cancel";
-const J8: &str = "07-lock";
+const J8: &str = "08-lock";
 
 /// The environment the lock journey adds through the environments file, beside
 /// the built-in Local sandbox and the one named by `RXDESK_*`.
@@ -200,7 +200,7 @@ pub async fn cancelling_on_the_sign_in_page_says_access_was_denied_and_offers_to
     app.quit().await
 }
 
-/// Journey 7. A prescriber signs in and the workstation locks; a second person
+/// Journey 8. A prescriber signs in and the workstation locks; a second person
 /// then picks every environment in the sign-in screen's list, one after the
 /// other, and none of them signs anyone in: the lock ended the session at the
 /// network and left nothing in the keyring to restore.
@@ -239,8 +239,7 @@ pub async fn after_the_lock_no_environment_in_the_list_gives_a_session_back(
     let started = tokio::time::Instant::now();
     let listing = loop {
         let listing = run.world.keyring.search(KEYRING_SERVICE)?;
-        if !listing.contains("attribute.username") || started.elapsed() > Duration::from_secs(15)
-        {
+        if !listing.contains("attribute.username") || started.elapsed() > Duration::from_secs(15) {
             break listing;
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
@@ -279,7 +278,8 @@ pub async fn after_the_lock_no_environment_in_the_list_gives_a_session_back(
             .await
             .with_context(|| format!("no sign-in offered after picking {name:?}"))?;
     }
-    app.shot("every environment picked: still signed out").await?;
+    app.shot("every environment picked: still signed out")
+        .await?;
     let listing = run.world.keyring.search(KEYRING_SERVICE)?;
     ensure!(
         !listing.contains("attribute.username"),

@@ -57,6 +57,8 @@ pub struct Layout {
     pub app: PathBuf,
     pub sandbox: PathBuf,
     pub browser: PathBuf,
+    /// The client's `webhook_receiver` example (`target/<profile>/examples/`).
+    pub webhook_receiver: PathBuf,
     pub fixture: PathBuf,
     /// The bad link every sandbox of the run is started on, if any.
     pub link: Option<BadLink>,
@@ -82,6 +84,7 @@ impl Layout {
             app: from_env("RXDESK_E2E_APP", profile_dir.join("rxdesk")),
             sandbox: from_env("RXDESK_E2E_SANDBOX", profile_dir.join("rxdesk-sandbox")),
             browser: browser.to_owned(),
+            webhook_receiver: profile_dir.join("examples").join("webhook_receiver"),
             fixture: Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/e2e.toml"),
             out: target.join(
                 link.as_ref()
@@ -341,6 +344,8 @@ pub mod fixture {
         name: "Sam Okonkwo",
     };
     pub const HARBOR: &str = "Harbor Lane Clinic";
+    /// Harbor Lane's organization id (webhook subscriptions name it).
+    pub const HARBOR_ID: &str = "org_harbor";
     pub const WILLOW: &str = "Willow Creek Practice";
     pub const HARBOR_BACKEND: (&str, &str) = ("harbor-backend", "harbor-backend-e2e-secret");
     pub const WILLOW_BACKEND: (&str, &str) = ("willow-backend", "willow-backend-e2e-secret");

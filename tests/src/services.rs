@@ -345,6 +345,54 @@ impl Sandbox {
             .await?)
     }
 
+    /// Replaces the link layer's settings (`PUT /link` on the control
+    /// endpoint; `{}` turns every fault and delay off again).
+    pub async fn set_link(&self, settings: serde_json::Value) -> Result<()> {
+        self.http
+            .put(self.control.join("/link")?)
+            .json(&settings)
+            .send()
+            .await?
+            .error_for_status()
+            .context("the sandbox refused the link settings")?;
+        Ok(())
+    }
+
+    /// Moves the sandbox's test clock `seconds` forward (`POST /clock/advance`
+    /// on the control endpoint); answers once every pharmacy step that fell
+    /// due has been taken.
+    pub async fn advance_clock(&self, seconds: u64) -> Result<serde_json::Value> {
+        Ok(self
+            .http
+            .post(self.control.join("/clock/advance")?)
+            .json(&serde_json::json!({ "seconds": seconds }))
+            .send()
+            .await?
+            .error_for_status()?
+            .json()
+            .await?)
+    }
+
+    /// Subscribes `url` to every event of `organization`, signed with `secret`
+    /// (`POST /webhooks/subscriptions` on the control endpoint).
+    pub async fn subscribe_webhooks(
+        &self,
+        organization: &str,
+        url: &str,
+        secret: &str,
+    ) -> Result<()> {
+        self.http
+            .post(self.control.join("/webhooks/subscriptions")?)
+            .json(
+                &serde_json::json!({ "organization": organization, "url": url, "secret": secret }),
+            )
+            .send()
+            .await?
+            .error_for_status()
+            .context("the sandbox refused the webhook subscription")?;
+        Ok(())
+    }
+
     /// The origin as the app's variables want it (no trailing slash).
     pub fn origin(&self) -> String {
         self.url.as_str().trim_end_matches('/').to_owned()
@@ -483,5 +531,51 @@ pub fn require(program: &str, package: &str) -> Result<()> {
         bail!(
             "`{program}` is not installed (Debian package `{package}`); the end-to-end suite needs it"
         )
+    }
+}
+
+/// The client's `webhook_receiver` example run as a clinic's backend runs it:
+/// it verifies each delivery and prints one line per event (ids, types,
+/// pharmacies; no patient data) to its log.
+#[derive(Debug)]
+pub struct WebhookReceiver {
+    _process: Guard,
+    /// Where the sandbox delivers (`http://127.0.0.1:PORT/webhooks`).
+    pub url: String,
+    log: PathBuf,
+}
+
+const RECEIVER_LINE: &str = "webhook_receiver listening on ";
+
+impl WebhookReceiver {
+    pub fn start(binary: &Path, secret: &str, log: &Path) -> Result<Self> {
+        if !binary.is_file() {
+            bail!(
+                "no webhook receiver at {} (build it: cargo build -p rxdesk-client --example webhook_receiver)",
+                binary.display()
+            );
+        }
+        let (process, line) = Guard::spawn_until_line(
+            "webhook_receiver",
+            Command::new(binary)
+                .args(["--listen", "127.0.0.1:0"])
+                .env("RXDESK_WEBHOOK_SECRET", secret),
+            log,
+            Duration::from_secs(30),
+            |line| line.starts_with(RECEIVER_LINE),
+        )?;
+        Ok(Self {
+            _process: process,
+            url: line.trim_start_matches(RECEIVER_LINE).trim().to_owned(),
+            log: log.to_owned(),
+        })
+    }
+
+    /// The lines it printed so far (one per event, then refusals and duplicates).
+    pub fn lines(&self) -> Result<Vec<String>> {
+        Ok(std::fs::read_to_string(&self.log)?
+            .lines()
+            .map(str::to_owned)
+            .collect())
     }
 }

@@ -246,6 +246,18 @@ fn e2e(build: bool, link: Option<&str>, filters: &[String]) -> Result<()> {
             "rxdesk-e2e",
         ]);
         step("build the app, the sandbox and the e2e browser", bins)?;
+        // A clinic backend's receiver the after-Send journey runs (`cargo
+        // test` builds it too, as every example).
+        let mut receiver = cargo();
+        receiver.args([
+            "build",
+            "--locked",
+            "-p",
+            "rxdesk-client",
+            "--example",
+            "webhook_receiver",
+        ]);
+        step("build the webhook receiver example", receiver)?;
     }
     let mut journeys = cargo();
     journeys.env("RXDESK_E2E", "1");
