@@ -363,7 +363,7 @@ fn removing_the_environment_in_use_signs_out_and_says_so() {
         "save_environment",
         json!({"input": {"name": "Clinic", "authUrl": url, "apiUrl": url,
                          "audience": "rxdesk-sandbox", "clientId": "rxdesk-desktop",
-                         "callbackPort": null, "clientSecret": null}}),
+                         "callbackPort": null, "clientSecret": null, "requireIssuer": false}}),
     );
     let clinic = saved
         .environments
@@ -829,7 +829,7 @@ fn an_environment_carrying_a_client_secret_is_refused_on_that_field() {
     let answer = app.call::<AppStatus>(
         "save_environment",
         json!({"input": {"name": "Leaky", "authUrl": "https://auth.example", "apiUrl": "https://api.example",
-                          "audience": "aud", "clientId": "desk", "callbackPort": null, "clientSecret": "s3cret"}}),
+                          "audience": "aud", "clientId": "desk", "callbackPort": null, "clientSecret": "s3cret", "requireIssuer": false}}),
     );
 
     assert!(
@@ -840,7 +840,7 @@ fn an_environment_carrying_a_client_secret_is_refused_on_that_field() {
     let saved: AppStatus = app.ok(
         "save_environment",
         json!({"input": {"name": "Staging", "authUrl": "https://auth.example", "apiUrl": "https://api.example",
-                          "audience": "aud", "clientId": "desk", "callbackPort": null, "clientSecret": null}}),
+                          "audience": "aud", "clientId": "desk", "callbackPort": null, "clientSecret": null, "requireIssuer": false}}),
     );
     let names: Vec<_> = saved.environments.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(names[0], "Local sandbox");

@@ -128,6 +128,9 @@ pub struct Landing {
     pub error: Option<String>,
 }
 
+/// How often chromedriver is started before the sign-in gives up.
+const CHROMEDRIVER_TRIES: u32 = 3;
+
 /// Runs one sign-in on `authorize_url` as `plan` says.
 pub async fn complete_sign_in(authorize_url: &str, plan: &Plan, log: &StepLog) -> Result<Landing> {
     let profile = scratch_dir().join(format!("rxdesk-e2e-chromium-{}", std::process::id()));
@@ -139,19 +142,37 @@ pub async fn complete_sign_in(authorize_url: &str, plan: &Plan, log: &StepLog) -
 }
 
 async fn drive(authorize_url: &str, plan: &Plan, log: &StepLog, profile: &Path) -> Result<Landing> {
-    let driver_log = scratch_dir().join(format!(
-        "rxdesk-e2e-chromedriver-{}.log",
-        std::process::id()
-    ));
-    // In this program's group: when the app's driver ends the app's group, it
-    // ends chromedriver and Chromium with it.
-    let (driver, line) = Guard::spawn_until_line_in_my_group(
-        "chromedriver",
-        Command::new(CHROMEDRIVER).arg("--port=0"),
-        &driver_log,
-        Duration::from_secs(20),
-        |line| line.contains("started successfully on port"),
-    )?;
+    // chromedriver given port 0 takes a free IPv6 port and then exits when the
+    // same number is taken on IPv4 ("IPv4 port not available"): seen when many
+    // listeners run beside it. Each try gets another port, and its own log.
+    let mut started = None;
+    for attempt in 1..=CHROMEDRIVER_TRIES {
+        let driver_log = scratch_dir().join(format!(
+            "rxdesk-e2e-chromedriver-{}-{attempt}.log",
+            std::process::id()
+        ));
+        // In this program's group: when the app's driver ends the app's group, it
+        // ends chromedriver and Chromium with it.
+        match Guard::spawn_until_line_in_my_group(
+            "chromedriver",
+            Command::new(CHROMEDRIVER).arg("--port=0"),
+            &driver_log,
+            Duration::from_secs(20),
+            |line| line.contains("started successfully on port"),
+        ) {
+            Ok((driver, line)) => {
+                started = Some((driver, line, driver_log));
+                break;
+            }
+            Err(e) if attempt < CHROMEDRIVER_TRIES => {
+                log.line(&format!(
+                    "chromedriver did not start ({e:#}); starting it again"
+                ));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    let (driver, line, driver_log) = started.context("chromedriver was never started")?;
     let port = line
         .trim_end_matches('.')
         .rsplit(' ')

@@ -20,6 +20,7 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use super::outbox::{self, AttemptRecord, DueDelivery, Outcome};
+use super::settings::DeliveryPolicy;
 use super::signature;
 use super::state::Inner;
 use super::subscriptions::Subscription;
@@ -102,10 +103,16 @@ async fn pass(
     batches: &mut JoinSet<String>,
     busy: &mut HashSet<String>,
 ) -> Result<Duration, StoreError> {
-    fan_out(inner).await?;
+    // Fanned out and chosen in one call on the connection: an event a pharmacy
+    // step adds (with the clock moved past it) is a delivery before anything
+    // due later is chosen — otherwise a held duplicate could go out ahead of
+    // the step that came before it.
+    let subscriptions = inner.subscriptions_now();
+    let policy = inner.policy.clone();
     let (now_ms, due) = inner
         .db
-        .call(|conn| {
+        .call(move |conn| {
+            fan_out(conn, &subscriptions, &policy)?;
             let now_ms = clock::now_ms(conn)?;
             Ok((now_ms, outbox::due(conn, now_ms, 500)?))
         })
@@ -142,43 +149,41 @@ async fn pass(
     })
 }
 
-/// Creates the deliveries of every event not yet fanned out.
-async fn fan_out(inner: &Arc<Inner>) -> Result<(), StoreError> {
-    let subscriptions = inner.subscriptions_now();
-    let policy = inner.policy.clone();
+/// Creates the deliveries of every event not yet fanned out, on the caller's
+/// connection.
+fn fan_out(
+    conn: &mut rusqlite::Connection,
+    subscriptions: &[Subscription],
+    policy: &DeliveryPolicy,
+) -> Result<(), StoreError> {
     let hold_ms = i64::try_from(policy.hold.as_millis()).unwrap_or(i64::MAX);
-    inner
-        .db
-        .call(move |conn| {
-            const PAGE: i64 = 200;
-            loop {
-                let tx = conn.transaction()?;
-                let events = outbox::events_to_fan_out(&tx, PAGE)?;
-                for event in &events {
-                    let twice = policy.delivers_twice(event.seq);
-                    let due_ms = if twice {
-                        event.time_ms.saturating_add(hold_ms)
-                    } else {
-                        event.time_ms
-                    };
-                    for subscription in subscriptions
-                        .iter()
-                        .filter(|s| s.wants(&event.organization, &event.kind))
-                    {
-                        outbox::insert_delivery(&tx, event.seq, subscription.id(), 1, due_ms)?;
-                        if twice {
-                            outbox::insert_delivery(&tx, event.seq, subscription.id(), 2, due_ms)?;
-                        }
-                    }
-                    outbox::mark_fanned_out(&tx, event.seq)?;
-                }
-                tx.commit()?;
-                if i64::try_from(events.len()).unwrap_or(PAGE) < PAGE {
-                    return Ok(());
+    const PAGE: i64 = 200;
+    loop {
+        let tx = conn.transaction()?;
+        let events = outbox::events_to_fan_out(&tx, PAGE)?;
+        for event in &events {
+            let twice = policy.delivers_twice(event.seq);
+            let due_ms = if twice {
+                event.time_ms.saturating_add(hold_ms)
+            } else {
+                event.time_ms
+            };
+            for subscription in subscriptions
+                .iter()
+                .filter(|s| s.wants(&event.organization, &event.kind))
+            {
+                outbox::insert_delivery(&tx, event.seq, subscription.id(), 1, due_ms)?;
+                if twice {
+                    outbox::insert_delivery(&tx, event.seq, subscription.id(), 2, due_ms)?;
                 }
             }
-        })
-        .await
+            outbox::mark_fanned_out(&tx, event.seq)?;
+        }
+        tx.commit()?;
+        if i64::try_from(events.len()).unwrap_or(PAGE) < PAGE {
+            return Ok(());
+        }
+    }
 }
 
 /// Deliveries left for a subscription no longer configured (a runtime
