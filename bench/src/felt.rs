@@ -98,6 +98,9 @@ struct Runs {
     signing: BTreeMap<usize, (Vec<f64>, Vec<f64>)>,
     /// Requests the app sent per sample of each figure (clinic link only).
     requests: BTreeMap<String, String>,
+    /// The same requests straight from the bench (the network's share).
+    screening_share: Vec<f64>,
+    search_share: Vec<f64>,
 }
 
 async fn on_link(plan: &Plan, world: &World, case: LinkCase) -> Result<Vec<Figure>> {
@@ -187,10 +190,38 @@ async fn on_link(plan: &Plan, world: &World, case: LinkCase) -> Result<Vec<Figur
     }
     app.quit().await?;
 
+    // The network's share of the screening and search figures: their requests
+    // sent straight from the bench, with nothing of the app around them.
+    for _ in 0..plan.runs {
+        let last = format!("Sharefelt{}", letters(made));
+        made += 1;
+        let patient = network::add_patient(&http, &origin, &token, ("Nora", &last)).await?;
+        let sent = Instant::now();
+        network::add_draft(&http, &origin, &token, &patient).await?;
+        runs.screening_share.push(ms_since(sent));
+        let sent = Instant::now();
+        network::find_by_name(&http, &origin, &token, ("Sofia", "Searchfelt")).await?;
+        runs.search_share.push(ms_since(sent));
+    }
+
     let patient = network::add_patient(&http, &origin, &token, ("Rita", "Roundtrip")).await?;
     runs.round_trip =
         search::get_round_trips(&origin, &token, &patient, plan.runs.max(5) * 3).await?;
     rows(case, &runs)
+}
+
+fn ms_since(start: Instant) -> f64 {
+    start.elapsed().as_secs_f64() * 1000.0
+}
+
+/// "; the same request straight from the bench (the network's share): N ms median".
+fn share(what: &str, runs: &[f64]) -> String {
+    Summary::of(runs).map_or_else(String::new, |s| {
+        format!(
+            "; {what} straight from the bench (the network's share): {} ms median",
+            crate::report::number(s.median)
+        )
+    })
 }
 
 /// The rows of one link.
@@ -220,7 +251,7 @@ fn rows(case: LinkCase, runs: &Runs) -> Result<Vec<Figure>> {
             Target::Report,
         )?
         .with_note(format!(
-            "a patient with one draft, opened by id; the patient and their work fetched side by side{}",
+            "a patient with one draft, opened by id; the patient and their draft are fetched side by side, so the network's share is about one Get round trip, the reference{}",
             sent("patient_page")
         )),
         Figure::measured(
@@ -232,7 +263,8 @@ fn rows(case: LinkCase, runs: &Runs) -> Result<Vec<Figure>> {
             Target::Report,
         )?
         .with_note(format!(
-            "azithromycin for a patient without allergies; the draft and its screening come in one answer{}",
+            "azithromycin for a patient without allergies; the draft and its screening come in one answer{}{}",
+            share("the same draft", &runs.screening_share),
             sent("screening")
         )),
         Figure::measured(
@@ -244,7 +276,8 @@ fn rows(case: LinkCase, runs: &Runs) -> Result<Vec<Figure>> {
             search_target,
         )?
         .with_note(format!(
-            "the UI searches at once, one request in flight, the latest text's answer shown (ui/src/lib/search.svelte.ts){}",
+            "the UI searches at once, one request in flight, the latest text's answer shown (ui/src/lib/search.svelte.ts){}{}",
+            share("the search for the whole name", &runs.search_share),
             sent("search")
         )),
     ];
@@ -258,14 +291,8 @@ fn rows(case: LinkCase, runs: &Runs) -> Result<Vec<Figure>> {
         .next_back()
         .map(|(n, runs)| (*n, runs))
         .context("no signing measured")?;
-    let network_share = |n: usize, raw: &[f64]| {
-        Summary::of(raw).map_or_else(String::new, |s| {
-            format!(
-                "; the same {n} signatures sent straight from the bench (the network's share): {} ms median",
-                crate::report::number(s.median)
-            )
-        })
-    };
+    let network_share =
+        |n: usize, raw: &[f64]| share(&format!("the same {n} signatures sent"), raw);
     let drafts = |n: usize| format!("signing {n} draft{}", if n == 1 { "" } else { "s" });
     for (&n, (app, raw)) in runs.signing.iter().filter(|(n, _)| **n != max_n) {
         rows.push(
