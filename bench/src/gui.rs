@@ -1,15 +1,13 @@
 //! The figures of the running app, driven like the end-to-end suite drives it
 //! (`rxdesk_e2e::World`: Xvfb, a private bus with gnome-keyring, the sandbox
 //! binary with the suite's fixture, Chromium signing in as `$BROWSER`): cold
-//! start ([`crate::startup`]), idle memory ([`crate::memory`]), search as you
-//! type ([`crate::search`]) and signing ([`crate::signing`]), each against its
+//! start ([`crate::startup`]) and idle memory ([`crate::memory`]), each against its
 //! reference measured in between.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use rxdesk_e2e::desktop::{Desktop, Shots};
 use rxdesk_e2e::fixture::{HARBOR, HARBOR_BACKEND, PIA};
 use rxdesk_e2e::services;
@@ -20,14 +18,10 @@ use crate::plan::Plan;
 use crate::report::Figure;
 use crate::startup::{EMPTY_READY, RXDESK_READY, cold_start};
 use crate::stats::Target;
-use crate::{memory, network, search, signing};
+use crate::{felt, memory, network};
 
-/// The patient kept open while memory is read, and searched for.
+/// The patient kept open while memory is read.
 const PATIENT: (&str, &str) = ("Beatrix", "Benchmark");
-/// The patients whose drafts are signed: the last name gets letters (a, b, …, ba…).
-const SIGNING_PATIENT: (&str, &str) = ("Silas", "Signature");
-/// Search samples per launch of the app.
-const SEARCHES: usize = 3;
 
 /// Binaries and outputs: the app the production `.deb` installs
 /// (`RXDESK_E2E_APP` overrides), the sandbox and browser program built beside
@@ -55,6 +49,8 @@ pub fn layout(root: &Path) -> Result<Layout> {
         out: root.join("target/bench/e2e"),
         profile_dir: beside,
         link: None,
+        // What a network logs at: the sandbox's own cost per request as users meet it.
+        sandbox_log: "info".to_owned(),
     })
 }
 
@@ -78,7 +74,7 @@ pub async fn figures(plan: &Plan, root: &Path, empty: &EmptyApp) -> Result<Vec<F
     let origin = world.sandbox.url.clone();
     let http = rxdesk_e2e::http_client();
     let token = services::machine_token(&http, &origin, HARBOR_BACKEND).await?;
-    let patient = network::add_patient(&http, &origin, &token, PATIENT).await?;
+    network::add_patient(&http, &origin, &token, PATIENT).await?;
     let patient_name = format!("{} {}", PATIENT.0, PATIENT.1);
     let env = world.app_env(&world.sandbox);
     let logs = layout.logs();
@@ -97,12 +93,10 @@ pub async fn figures(plan: &Plan, root: &Path, empty: &EmptyApp) -> Result<Vec<F
         start_empty.push(cold_start(&empty.binary, &env, &log, EMPTY_READY, gone).await?);
     }
 
-    eprintln!("==> idle memory and search: {} launches each", plan.runs);
-    let (mut memory_app, mut memory_empty, mut searches) = (Vec::new(), Vec::new(), Vec::new());
+    eprintln!("==> idle memory: {} launches each", plan.runs);
+    let (mut memory_app, mut memory_empty) = (Vec::new(), Vec::new());
     let (mut breakdown_app, mut breakdown_empty) = (String::new(), String::new());
-    let mut signing_runs: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
-    let mut made = 0;
-    for run in 0..plan.runs {
+    for _ in 0..plan.runs {
         let app = world.launch("bench-rxdesk", &world.sandbox).await?;
         if !flows::is_signed_in(&app, &PIA).await? {
             flows::sign_in(&world, &app, "bench-rxdesk", &PIA, Some(HARBOR)).await?;
@@ -112,37 +106,6 @@ pub async fn figures(plan: &Plan, root: &Path, empty: &EmptyApp) -> Result<Vec<F
         let reading = memory::read(&layout.app)?;
         memory_app.push(reading.total_mib);
         breakdown_app = reading.breakdown();
-
-        app.click("Patients").await?;
-        for _ in 0..SEARCHES {
-            searches
-                .push(search::keystroke_to_candidates(&app, &patient_name, &patient_name).await?);
-        }
-        if run + 1 == plan.runs {
-            eprintln!(
-                "==> signing: N = {:?}, {} runs each",
-                plan.signing, plan.runs
-            );
-            for _ in 0..plan.runs {
-                for &n in &plan.signing {
-                    // One patient per draft: a second draft of the same drug for a
-                    // patient screens as duplicate therapy and is not signed.
-                    let mut drafts = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        let name = (
-                            SIGNING_PATIENT.0,
-                            format!("{}{}", SIGNING_PATIENT.1, letters(made)),
-                        );
-                        made += 1;
-                        let patient =
-                            network::add_patient(&http, &origin, &token, (name.0, &name.1)).await?;
-                        drafts.push(network::add_draft(&http, &origin, &token, &patient).await?);
-                    }
-                    let took = signing::sign(&app, &drafts).await?;
-                    signing_runs.entry(n).or_default().push(took);
-                }
-            }
-        }
         app.quit().await?;
         memory::wait_gone(&layout.app, gone).await?;
 
@@ -161,23 +124,7 @@ pub async fn figures(plan: &Plan, root: &Path, empty: &EmptyApp) -> Result<Vec<F
         window.quit().await?;
         memory::wait_gone(&empty.binary, gone).await?;
     }
-    let round_trips =
-        search::get_round_trips(&origin, &token, &patient, searches.len().max(5)).await?;
 
-    let one = signing_runs
-        .get(&1)
-        .context("no single signature measured")?
-        .clone();
-    let mid = signing_runs
-        .get(&10)
-        .context("no batch of 10 measured")?
-        .clone();
-    let (max_n, max) = signing_runs
-        .iter()
-        .next_back()
-        .map(|(n, runs)| (*n, runs.clone()))
-        .context("no signing measured")?;
-    let one_signature = "one signature (N = 1)";
     Ok(vec![
         Figure::measured(
             "idle_memory",
@@ -206,47 +153,14 @@ pub async fn figures(plan: &Plan, root: &Path, empty: &EmptyApp) -> Result<Vec<F
              focusable by a 5 ms poll in the page: Rx Desk's **Sign in with your browser**, \
              the empty app's heading",
         ),
-        Figure::measured(
-            "signing_1",
-            "signing 1 draft, from the app's command to the last outcome",
-            "ms",
-            &one,
-            ("—", None),
-            Target::Report,
-        )?,
-        Figure::measured(
-            "signing_10",
-            "signing 10 drafts, from the app's command to the last outcome",
-            "ms",
-            &mid,
-            (one_signature, Some(&one)),
-            Target::Report,
-        )?,
-        Figure::measured(
-            "signing_max",
-            &format!("signing {max_n} drafts, from the app's command to the last outcome"),
-            "ms",
-            &max,
-            (one_signature, Some(&one)),
-            Target::RatioAtMost(3.0),
-        )?
-        .with_note(
-            "`sign_prescriptions` invoked through the window's IPC, timed in the page; \
-             every draft came back signed",
-        ),
-        Figure::measured(
-            "search_keystroke",
-            "patient search as you type: keystroke → candidates on screen, sandbox on loopback",
-            "ms",
-            &searches,
-            ("a patient Get round trip", Some(&round_trips)),
-            Target::RatioAtMost(2.0),
-        )?
-        .with_note(format!(
-            "{SEARCHES} searches per launch; the UI searches at once, one request in flight, \
-             the latest text's answer shown (ui/src/lib/search.svelte.ts)"
-        )),
     ])
+}
+
+/// Patient page, screening, search and signing on the clean link and a
+/// clinic's link ([`felt`]), on a world of their own.
+pub async fn felt_figures(plan: &Plan, root: &Path) -> Result<Vec<Figure>> {
+    let world = World::start(layout(root)?).await?;
+    felt::figures(plan, &world).await
 }
 
 #[cfg(test)]

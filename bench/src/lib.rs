@@ -6,6 +6,7 @@
 
 pub mod api;
 pub mod empty_app;
+pub mod felt;
 pub mod gui;
 pub mod machine;
 pub mod machine_tokens;

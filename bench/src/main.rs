@@ -1,7 +1,7 @@
 //! `rxdesk-bench [--quick] [--only GROUP,…] [--check REPORT.json]`: measures
 //! every figure and writes `target/bench/report.md` + `report.json`, then
 //! checks the report's shape (a missing or malformed figure fails the run).
-//! `--only ui,api,tokens,size,app` measures some groups into
+//! `--only ui,api,tokens,size,app,felt` measures some groups into
 //! `target/bench/partial/` without the check (while working on one figure).
 //! `cargo xtask bench` builds what it needs and runs this in release mode.
 
@@ -70,6 +70,10 @@ fn run(quick: bool, only: Option<&[String]>) -> Result<()> {
             plan.token_calls, plan.runs
         );
         figures.push(runtime.block_on(machine_tokens::figure(&plan))?);
+    }
+    if wanted("felt") {
+        eprintln!("==> what a prescriber feels, on the clean and a clinic's link");
+        figures.extend(runtime.block_on(gui::felt_figures(&plan, &root))?);
     }
     if wanted("size") || wanted("app") {
         // A prebuilt empty app (while working on the app's figures); its .deb beside it.

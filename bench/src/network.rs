@@ -100,3 +100,35 @@ pub async fn add_draft(
         _ => bail!("no draft: {data}"),
     }
 }
+
+/// A search by name as the app sends one (partial demographics, never sex, so
+/// nobody is added): answers how many candidates came back.
+const FIND_BY_NAME: &str = "mutation Find($patient: PatientInput!, $metadata: RequestMetadata!) { \
+    patient(patient: $patient, metadata: $metadata) { __typename \
+    ... on AmbiguousPatientMatch { candidates { __typename } } \
+    ... on PatientPayload { patient { __typename } } \
+    ... on UnauthorizedError { code message } } }";
+
+/// Searches for `first last` the way the app's search box does.
+pub async fn find_by_name(
+    http: &reqwest::Client,
+    origin: &Url,
+    token: &str,
+    (first, last): (&str, &str),
+) -> Result<()> {
+    let data = graphql(
+        http,
+        origin,
+        token,
+        FIND_BY_NAME,
+        serde_json::json!({
+            "patient": { "demographic": { "name": { "first": first, "last": last } } },
+            "metadata": metadata(),
+        }),
+    )
+    .await?;
+    if data["patient"]["__typename"] == "UnauthorizedError" {
+        bail!("the search was refused: {data}");
+    }
+    Ok(())
+}

@@ -21,10 +21,20 @@ pub const FIGURES: &[&str] = &[
     "api_p50",
     "api_p99",
     "machine_tokens",
-    "signing_1",
-    "signing_10",
-    "signing_max",
-    "search_keystroke",
+    // What a prescriber feels, on each link (`felt.rs`): clean loopback …
+    "clean_patient_page",
+    "clean_screening",
+    "clean_search",
+    "clean_signing_1",
+    "clean_signing_10",
+    "clean_signing_max",
+    // … and a clinic's link, 60 ± 20 ms round trip.
+    "clinic_patient_page",
+    "clinic_screening",
+    "clinic_search",
+    "clinic_signing_1",
+    "clinic_signing_10",
+    "clinic_signing_max",
     "ui_size",
 ];
 

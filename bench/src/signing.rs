@@ -47,3 +47,49 @@ pub async fn sign(app: &Desktop, drafts: &[(String, String)]) -> Result<f64> {
     }
     answer["ms"].as_f64().context("no time measured")
 }
+
+/// A signature as the app's client sends it (`{ id, signing: { signedHash } }`).
+const SIGN: &str = "mutation Sign($prescription: PrescriptionInput!, $metadata: RequestMetadata!) { \
+    prescription(prescription: $prescription, metadata: $metadata) { __typename \
+    ... on PrescriptionPayload { prescription { id signing { state } } unappliedChanges { key reason } } \
+    ... on UnauthorizedError { code message } } }";
+
+/// The network's share of signing `drafts`: the same signatures sent straight
+/// from the bench with the prescriber's `token`, as many in flight as the app
+/// keeps ([`SIGNING_IN_FLIGHT`]); the time in ms until the last answer. Every
+/// one must come back signed.
+pub async fn sign_directly(
+    http: &reqwest::Client,
+    origin: &url::Url,
+    token: &str,
+    drafts: &[(String, String)],
+) -> Result<f64> {
+    use futures::StreamExt as _;
+    use rxdesk_client::network::SIGNING_IN_FLIGHT;
+
+    let started = Instant::now();
+    let answers: Vec<Result<serde_json::Value>> = futures::stream::iter(drafts)
+        .map(|(id, hash)| {
+            rxdesk_e2e::services::graphql(
+                http,
+                origin,
+                token,
+                SIGN,
+                serde_json::json!({
+                    "prescription": { "id": id, "signing": { "signedHash": hash } },
+                    "metadata": crate::network::metadata(),
+                }),
+            )
+        })
+        .buffer_unordered(SIGNING_IN_FLIGHT)
+        .collect()
+        .await;
+    let took = started.elapsed().as_secs_f64() * 1000.0;
+    for answer in answers {
+        let data = answer?;
+        if data["prescription"]["prescription"]["signing"]["state"] != "SIGNED" {
+            bail!("a signature from the bench was not applied: {data}");
+        }
+    }
+    Ok(took)
+}

@@ -62,6 +62,9 @@ pub struct Layout {
     pub fixture: PathBuf,
     /// The bad link every sandbox of the run is started on, if any.
     pub link: Option<BadLink>,
+    /// The sandboxes' `RUST_LOG`: `debug` for the journeys (their logs are
+    /// the evidence of a failure), `info` for the bench (what a network runs at).
+    pub sandbox_log: String,
 }
 
 impl Layout {
@@ -92,6 +95,7 @@ impl Layout {
             ),
             profile_dir,
             link,
+            sandbox_log: "debug".to_owned(),
         })
     }
 
@@ -151,12 +155,32 @@ impl World {
         Self::start_sandbox(&self.layout, name, lifetimes)
     }
 
+    /// Another sandbox on its own `link` (`None`: clean loopback), whatever
+    /// link the run's other sandboxes are on.
+    pub fn extra_sandbox_on(
+        &self,
+        name: &str,
+        lifetimes: Lifetimes,
+        link: Option<&BadLink>,
+    ) -> Result<Sandbox> {
+        Self::start_sandbox_on(&self.layout, name, lifetimes, link)
+    }
+
     /// Where the sandbox named `name` keeps its data during a run.
     pub fn sandbox_data(layout: &Layout, name: &str) -> PathBuf {
         layout.run_dir().join(format!("{name}-data"))
     }
 
     fn start_sandbox(layout: &Layout, name: &str, lifetimes: Lifetimes) -> Result<Sandbox> {
+        Self::start_sandbox_on(layout, name, lifetimes, layout.link.as_ref())
+    }
+
+    fn start_sandbox_on(
+        layout: &Layout,
+        name: &str,
+        lifetimes: Lifetimes,
+        link: Option<&BadLink>,
+    ) -> Result<Sandbox> {
         let data = Self::sandbox_data(layout, name);
         if data.exists() {
             std::fs::remove_dir_all(&data)?;
@@ -166,7 +190,8 @@ impl World {
             &layout.fixture,
             &data,
             lifetimes,
-            layout.link.as_ref(),
+            link,
+            &layout.sandbox_log,
             &layout.logs().join(format!("{name}.log")),
         )
     }

@@ -63,16 +63,25 @@ impl BadLink {
         }))
     }
 
-    /// The sandbox flags for this link.
+    /// A link that is only slow: `latency` (as `RXDESK_E2E_LINK` takes it),
+    /// its jitter drawn from `seed`, and no fault at all — what the bench
+    /// measures the figures a prescriber feels on.
+    pub fn latency_only(latency: &str, seed: u64) -> Self {
+        Self {
+            latency: latency.to_owned(),
+            faults: String::new(),
+            seed,
+        }
+    }
+
+    /// The sandbox flags for this link (no `--faults` for a link without any).
     pub fn sandbox_args(&self) -> Vec<String> {
-        vec![
-            "--link".into(),
-            self.latency.clone(),
-            "--faults".into(),
-            self.faults.clone(),
-            "--fault-seed".into(),
-            self.seed.to_string(),
-        ]
+        let mut args = vec!["--link".into(), self.latency.clone()];
+        if !self.faults.is_empty() {
+            args.extend(["--faults".into(), self.faults.clone()]);
+        }
+        args.extend(["--fault-seed".into(), self.seed.to_string()]);
+        args
     }
 
     /// A short name for output directories (`e2e-clinic`).
@@ -157,6 +166,16 @@ mod tests {
                 "--fault-seed",
                 "7"
             ]
+        );
+    }
+
+    #[test]
+    fn a_latency_only_link_asks_the_sandbox_for_no_fault() {
+        let link = BadLink::latency_only("clinic", 3);
+
+        assert_eq!(
+            link.sandbox_args(),
+            ["--link", "clinic", "--fault-seed", "3"]
         );
     }
 

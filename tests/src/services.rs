@@ -280,6 +280,7 @@ impl Sandbox {
         data: &Path,
         lifetimes: Lifetimes,
         link: Option<&BadLink>,
+        log_level: &str,
         log: &Path,
     ) -> Result<Self> {
         if !binary.is_file() {
@@ -309,7 +310,7 @@ impl Sandbox {
                 .arg("--refresh-token-ttl")
                 .arg(lifetimes.refresh_token.as_secs().to_string())
                 .args(link.map(BadLink::sandbox_args).unwrap_or_default())
-                .env("RUST_LOG", "debug"),
+                .env("RUST_LOG", log_level),
             log,
             Duration::from_secs(60),
             |line| line.starts_with(CONTROL_LINE),

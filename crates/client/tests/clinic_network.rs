@@ -201,3 +201,49 @@ async fn loopback_requests_never_go_through_the_proxy() {
     assert_eq!(outcomes, ["ok: pong", "ok: pong"]);
     assert_eq!(network.proxy.seen(), Vec::<String>::new());
 }
+
+/// How many calls the child of the HTTP/2 test makes at once.
+const PARALLEL_CALLS: usize = 20;
+
+/// The child half of the HTTP/2 test: a machine token, then
+/// [`PARALLEL_CALLS`] pings at once; prints `ok: N pongs` or the first error.
+async fn child_pings_in_parallel() {
+    let url = std::env::var(URL_VAR).unwrap();
+    let environment = Environment::new(&url, &url, "rxdesk-sandbox", "rxdesk-desktop").unwrap();
+    let client = Client::new(environment).unwrap();
+    let network = machine_network(&client, maple_backend());
+    let answers = futures::future::join_all((0..PARALLEL_CALLS).map(|_| network.ping())).await;
+    let outcome = match answers.into_iter().collect::<Result<Vec<_>, _>>() {
+        Ok(pongs) => format!("ok: {} pongs", pongs.len()),
+        Err(e) => format!("{}: {e}", e.kind()),
+    };
+    println!("{OUTCOME}{outcome}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_in_flight_share_one_http2_connection_where_the_network_offers_it() {
+    if is_child() {
+        return child_pings_in_parallel().await;
+    }
+    // The sandbox itself behind HTTPS offering HTTP/2 (it reads either on its
+    // plain listener); the client trusts the CA through the OS store.
+    let sandbox = sandbox().await;
+    let ca = PrivateCa::generate("Clinic CA");
+    let (cert, key) = ca.issue(&["localhost", "127.0.0.1"]);
+    let backend = sandbox.url().socket_addrs(|| None).unwrap()[0];
+    let front = TlsFront::start_offering(cert, key, backend, &[b"h2", b"http/1.1"]).await;
+    let dir = TempDir::new().unwrap();
+    let store = ca.write_bundle(&dir.path().join("clinic-ca.pem"));
+    let url = format!("https://localhost:{}", front.addr().port());
+
+    let outcome = run_child(
+        "calls_in_flight_share_one_http2_connection_where_the_network_offers_it",
+        &[(URL_VAR, &url), ("SSL_CERT_FILE", store.to_str().unwrap())],
+    )
+    .await;
+
+    assert_eq!(outcome, format!("ok: {PARALLEL_CALLS} pongs"));
+    // The token request and every ping: one connection, HTTP/2 — not one
+    // connection (and handshake) per call in flight.
+    assert_eq!(front.connections(), ["h2"]);
+}

@@ -90,35 +90,58 @@ impl PrivateCa {
 }
 
 /// HTTPS on loopback in front of a plain-HTTP server: TLS ends here, the bytes
-/// go on unchanged.
+/// go on unchanged. It notes the protocol each connection agreed (ALPN).
 pub struct TlsFront {
     addr: SocketAddr,
+    agreed: Arc<Mutex<Vec<String>>>,
 }
 
 impl TlsFront {
+    /// Offers HTTP/1.1 only (ALPN not used): what a backend that reads
+    /// HTTP/1.1 itself needs.
     pub async fn start(
         cert: CertificateDer<'static>,
         key: PrivateKeyDer<'static>,
         backend: SocketAddr,
     ) -> Self {
+        Self::start_offering(cert, key, backend, &[]).await
+    }
+
+    /// Offers these ALPN protocols (`b"h2"`, `b"http/1.1"`); the backend must
+    /// speak whatever is agreed on the bytes it gets.
+    pub async fn start_offering(
+        cert: CertificateDer<'static>,
+        key: PrivateKeyDer<'static>,
+        backend: SocketAddr,
+        alpn: &[&[u8]],
+    ) -> Self {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let config = rustls::ServerConfig::builder_with_provider(provider)
+        let mut config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .unwrap()
             .with_no_client_auth()
             .with_single_cert(vec![cert], key)
             .unwrap();
+        config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
         let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
+        let agreed = Arc::new(Mutex::new(Vec::new()));
+        let noted = Arc::clone(&agreed);
         tokio::spawn(async move {
             while let Ok((socket, _)) = listener.accept().await {
                 let acceptor = acceptor.clone();
+                let noted = Arc::clone(&noted);
                 tokio::spawn(async move {
                     // A client that refuses our certificate ends here.
                     let Ok(mut tls) = acceptor.accept(socket).await else {
                         return;
                     };
+                    let protocol = tls.get_ref().1.alpn_protocol().map_or_else(
+                        || "none".to_owned(),
+                        |p| String::from_utf8_lossy(p).into_owned(),
+                    );
+                    noted.lock().unwrap().push(protocol);
                     let Ok(mut upstream) = TcpStream::connect(backend).await else {
                         return;
                     };
@@ -126,11 +149,17 @@ impl TlsFront {
                 });
             }
         });
-        Self { addr }
+        Self { addr, agreed }
     }
 
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// The protocol each TLS connection so far agreed, in order (`"none"`
+    /// without ALPN).
+    pub fn connections(&self) -> Vec<String> {
+        self.agreed.lock().unwrap().clone()
     }
 }
 
