@@ -64,6 +64,8 @@ pub fn production_app(root: &Path) -> Result<PathBuf> {
     if dir.exists() {
         std::fs::remove_dir_all(&dir)?;
     }
+    // dpkg-deb makes the last directory only; the bench's may not exist yet.
+    std::fs::create_dir_all(&dir)?;
     let status = std::process::Command::new("dpkg-deb")
         .arg("-x")
         .arg(&deb)
