@@ -62,7 +62,7 @@ fn run(quick: bool, only: Option<&[String]>) -> Result<()> {
     }
     if wanted("api") {
         eprintln!("==> sandbox API throughput, {} runs", plan.runs);
-        figures.extend(runtime.block_on(api::figures(&plan))?);
+        figures.extend(runtime.block_on(api::figures(&plan, &root))?);
     }
     if wanted("tokens") {
         eprintln!(
