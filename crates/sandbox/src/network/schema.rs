@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 
 use async_graphql::{Context, EmptySubscription, Object, Schema};
 
-use super::call::{injected_fault, parts, run, traced_refusal};
+use super::call::{Work, injected_fault, parts, run, traced_refusal};
 use super::types::{
     ChangeSet, OperationError, OrderInput, OrderResult, PatientInput, PatientResult,
     PrescriptionInput, PrescriptionResult, RequestMetadata,
@@ -70,7 +70,8 @@ impl Mutation {
         if let Some(fault) = injected_fault(ctx, "patient", &metadata) {
             return Ok(PatientResult::UpstreamServiceError(fault));
         }
-        let result = run(db, catalog, caller, "patient", &metadata, move |call| {
+        let op = ("patient", Work::get_if(access::patient_is_get(&patient)));
+        let result = run(db, catalog, caller, op, &metadata, move |call| {
             super::patient::run(call, patient)
         })
         .await;
@@ -95,14 +96,13 @@ impl Mutation {
         if let Some(fault) = injected_fault(ctx, "prescription", &metadata) {
             return Ok(PrescriptionResult::UpstreamServiceError(fault));
         }
-        let result = run(
-            db,
-            catalog,
-            caller,
+        let op = (
             "prescription",
-            &metadata,
-            move |call| super::prescription::run(call, prescription),
-        )
+            Work::get_if(access::prescription_is_get(&prescription)),
+        );
+        let result = run(db, catalog, caller, op, &metadata, move |call| {
+            super::prescription::run(call, prescription)
+        })
         .await;
         Ok(result.unwrap_or_else(PrescriptionResult::UpstreamServiceError))
     }
@@ -125,7 +125,8 @@ impl Mutation {
         if let Some(fault) = injected_fault(ctx, "order", &metadata) {
             return Ok(OrderResult::UpstreamServiceError(fault));
         }
-        let result = run(db, catalog, caller, "order", &metadata, move |call| {
+        let op = ("order", Work::get_if(access::order_is_get(&order)));
+        let result = run(db, catalog, caller, op, &metadata, move |call| {
             super::order::run(call, order)
         })
         .await;
