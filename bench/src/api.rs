@@ -265,7 +265,7 @@ pub fn load_client() -> Result<reqwest::Client> {
 
 /// `POST /graphql` answering `answer` as JSON, on a loopback port; runs until
 /// the process ends.
-async fn bare_handler(answer: Bytes) -> Result<SocketAddr> {
+pub async fn bare_handler(answer: Bytes) -> Result<SocketAddr> {
     let answer = Arc::new(answer);
     let app = axum::Router::new().route(
         "/graphql",
