@@ -21,7 +21,7 @@ use axum::routing::post;
 
 use super::introspection::Asked;
 use super::schema::{CHECKED, SCHEMA};
-use super::strict::Coverage;
+use super::strict::{Coverage, Refused};
 use super::{strict, validate};
 use crate::graphql::{self, Caller};
 use crate::state::AppState;
@@ -41,20 +41,24 @@ async fn graphql(
         Err(response) => return *response,
     };
     let variables = serde_json::to_value(&request.variables).unwrap_or_default();
-    if let Some(refusal) = forbidden_text(&request, &variables) {
-        return graphql::respond(async_graphql::Response::from_errors(vec![refusal]));
-    }
-    let refused = |problem: String| {
-        let error = async_graphql::ServerError::new(problem, None);
+    let refused = |error: async_graphql::ServerError| {
         graphql::respond(async_graphql::Response::from_errors(vec![error]))
     };
+    if let Some((field, c)) = validate::forbidden_text(&variables, "variables") {
+        return refused(forbidden_text(field, c));
+    }
     let accepted = match strict::check(&request.query) {
         Ok(accepted) => accepted,
-        Err(problem) => return refused(problem),
+        Err(Refused::Forbidden(c)) => {
+            return refused(forbidden_text("the document".to_owned(), c));
+        }
+        Err(Refused::Invalid(problem)) => {
+            return refused(async_graphql::ServerError::new(problem, None));
+        }
     };
     let coverage = match accepted.check_variables(request.operation_name.as_deref(), &variables) {
         Ok(coverage) => coverage,
-        Err(problem) => return refused(problem),
+        Err(problem) => return refused(async_graphql::ServerError::new(problem, None)),
     };
     let mut request = request;
     if let Some(parsed) = accepted.parsed() {
@@ -79,21 +83,11 @@ async fn graphql(
     })
 }
 
-/// A request whose variables or document hold a control or direction-override
-/// character, refused whole with the path of the first one (`INVALID_INPUT`).
-fn forbidden_text(
-    request: &async_graphql::Request,
-    variables: &serde_json::Value,
-) -> Option<async_graphql::ServerError> {
+/// The refusal of a request whose variables or document hold a control or
+/// direction-override character: the whole request, with the path of the
+/// first one (`INVALID_INPUT`). The variables are looked at first.
+fn forbidden_text(field: String, c: char) -> async_graphql::ServerError {
     use async_graphql::ErrorExtensions as _;
-    let found = validate::forbidden_text(variables, "variables").or_else(|| {
-        request
-            .query
-            .chars()
-            .find(|c| validate::is_forbidden_char(*c) && *c != '\r')
-            .map(|c| ("the document".to_owned(), c))
-    })?;
-    let (field, c) = found;
     let message = format!(
         "{field} holds the character U+{:04X}: control and text-direction characters are not allowed in any field",
         u32::from(c)
@@ -102,5 +96,5 @@ fn forbidden_text(
         ext.set("code", graphql::codes::INVALID_INPUT);
         ext.set("field", field.clone());
     });
-    Some(error.into_server_error(async_graphql::Pos::default()))
+    error.into_server_error(async_graphql::Pos::default())
 }

@@ -22,6 +22,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 use apollo_compiler::response::JsonMap;
 use apollo_compiler::validation::Valid;
 use async_graphql::parser::types::ExecutableDocument;
+use serde::Deserialize as _;
 
 /// How many distinct documents are kept.
 const CACHE_LIMIT: usize = 512;
@@ -45,6 +46,9 @@ pub(super) fn schema() -> Option<&'static Valid<apollo_compiler::Schema>> {
 /// What is known about one document text.
 #[derive(Debug)]
 struct Checked {
+    /// The first control or text-direction character it holds (a carriage
+    /// return is allowed), if any: then it is not validated.
+    forbidden: Option<char>,
     /// Why it is not valid for the served schema, if it is not.
     problem: Option<String>,
     /// The document as apollo-compiler validated it (`None` when strict
@@ -52,6 +56,15 @@ struct Checked {
     valid: Option<Valid<apollo_compiler::ExecutableDocument>>,
     /// async-graphql's parse of a valid document.
     parsed: Option<ExecutableDocument>,
+}
+
+/// Why a document is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refused {
+    /// It holds this control or text-direction character.
+    Forbidden(char),
+    /// It is not valid for the served schema: the validator's words.
+    Invalid(String),
 }
 
 /// A document the served schema accepts (or one left unchecked because
@@ -92,9 +105,9 @@ impl Accepted {
         let Ok(operation) = document.operations.get(operation_name) else {
             return Ok(Coverage::DocumentOnly);
         };
-        let values: JsonMap = match variables {
+        let values = match variables {
             serde_json::Value::Null => JsonMap::new(),
-            serde_json::Value::Object(_) => serde_json::from_value(variables.clone())
+            serde_json::Value::Object(_) => JsonMap::deserialize(variables)
                 .map_err(|_| "The variables are not a JSON object".to_owned())?,
             _ => return Err("The variables are not a JSON object".to_owned()),
         };
@@ -106,9 +119,8 @@ impl Accepted {
 
 static DOCUMENTS: LazyLock<Mutex<HashMap<String, Arc<Checked>>>> = LazyLock::new(Mutex::default);
 
-/// The verdict on `query`: `Err` says why it is not a valid document for the
-/// served schema.
-pub fn check(query: &str) -> Result<Accepted, String> {
+/// The verdict on `query`: `Err` says why it is refused.
+pub fn check(query: &str) -> Result<Accepted, Refused> {
     let checked = {
         let cached = documents().get(query).cloned();
         match cached {
@@ -125,14 +137,21 @@ pub fn check(query: &str) -> Result<Accepted, String> {
             }
         }
     };
+    if let Some(c) = checked.forbidden {
+        return Err(Refused::Forbidden(c));
+    }
     match &checked.problem {
-        Some(problem) => Err(problem.clone()),
+        Some(problem) => Err(Refused::Invalid(problem.clone())),
         None => Ok(Accepted(checked)),
     }
 }
 
 fn check_now(query: &str) -> Checked {
+    let forbidden = query
+        .chars()
+        .find(|c| super::validate::is_forbidden_char(*c) && *c != '\r');
     let (valid, problem) = match SCHEMA.as_ref() {
+        _ if forbidden.is_some() => (None, None),
         None => (None, None),
         Some(schema) => match apollo_compiler::ExecutableDocument::parse_and_validate(
             schema,
@@ -158,6 +177,7 @@ fn check_now(query: &str) -> Checked {
         Some(_) => None,
     };
     Checked {
+        forbidden,
         problem,
         valid,
         parsed,
@@ -194,11 +214,13 @@ mod tests {
     fn an_invalid_document_is_refused_each_time_with_the_validator_s_words() {
         let query = "query StrictNoSuchField { noSuchField }";
 
-        let first = check(query).unwrap_err();
+        let Err(Refused::Invalid(first)) = check(query) else {
+            panic!("not refused as invalid");
+        };
         let second = check(query).unwrap_err();
 
         assert!(first.contains("noSuchField"), "{first}");
-        assert_eq!(first, second);
+        assert_eq!(Refused::Invalid(first), second);
     }
 
     const GET: &str = "mutation StrictGet($patient: PatientInput!, $metadata: RequestMetadata!) { \
@@ -248,5 +270,16 @@ mod tests {
             .check_variables(Some("NoSuchOperation"), &variables);
 
         assert_eq!(coverage, Ok(Coverage::DocumentOnly));
+    }
+
+    #[test]
+    fn a_document_holding_a_control_character_is_refused_for_it_each_time() {
+        let query = "query StrictBell { ping } # \u{7}";
+
+        let first = check(query).unwrap_err();
+        let second = check(query).unwrap_err();
+
+        assert_eq!(first, Refused::Forbidden('\u{7}'));
+        assert_eq!(second, first);
     }
 }
