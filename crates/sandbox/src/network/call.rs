@@ -1,8 +1,8 @@
 //! What one Network API call runs with and how it runs: [`Call`] (the connection of
 //! its transaction, the catalog, the caller's organization and user), [`run`] (one
 //! SQLite transaction under one span — a Get's on the request's own thread when the
-//! connection is free ([`Work`]), any other on a blocking thread — a storage fault
-//! answered as `UpstreamServiceError`), [`traced_refusal`] (a permission refusal logged under the
+//! connection is free, any other call's too in memory, on a blocking thread on
+//! disk ([`Work`]) — a storage fault answered as `UpstreamServiceError`), [`traced_refusal`] (a permission refusal logged under the
 //! same span), [`injected_fault`] (the link layer's `UpstreamServiceError`, answered
 //! without touching the store). The resolvers in `schema.rs` use it; the record modules take a
 //! [`Call`].
@@ -83,7 +83,9 @@ pub(super) enum Work {
     /// A Get by id: one short read, run where the request is when the
     /// connection is free (`Db::read`).
     Read,
-    /// Anything that may write: on a blocking thread (`Db::call`).
+    /// Anything that may write (`Db::write`): where the request is when the
+    /// database is in memory and the connection is free, else on a blocking
+    /// thread.
     Write,
 }
 
@@ -124,7 +126,7 @@ where
     };
     let result = match work {
         Work::Read => db.read(in_transaction).instrument(span.clone()).await,
-        Work::Write => db.call(in_transaction).instrument(span.clone()).await,
+        Work::Write => db.write(in_transaction).instrument(span.clone()).await,
     };
     let outcome = match &result {
         Ok(_) => "ok",

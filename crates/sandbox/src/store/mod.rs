@@ -5,8 +5,10 @@
 //! `:memory:`). All access goes through [`Db::call`], which runs a closure on a
 //! blocking thread with the one connection locked, or [`Db::read`], which runs a
 //! short read on the calling thread when the connection is free (and as
-//! [`Db::call`] does when it is not): every closure is therefore a serialized
-//! unit, and a closure that opens a transaction makes its state change atomic.
+//! [`Db::call`] does when it is not), or [`Db::write`], a Network API call
+//! that may write: as [`Db::read`] in memory, as [`Db::call`] on disk. Every
+//! closure is therefore a serialized unit, and a closure that opens a
+//! transaction makes its state change atomic.
 //! The records' SQL lives in [`records`]; the authorization server's own tables
 //! are read and written by `auth/db.rs` and `fixture/apply.rs`, through the same
 //! [`Db::call`].
@@ -58,6 +60,8 @@ pub enum StoreError {
 #[derive(Clone)]
 pub struct Db {
     conn: Arc<Mutex<Connection>>,
+    /// `:memory:`: nothing it does waits on a disk.
+    in_memory: bool,
 }
 
 impl std::fmt::Debug for Db {
@@ -77,14 +81,14 @@ impl Db {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         Self::prepare(&mut conn)?;
-        Ok(Self::wrap(conn))
+        Ok(Self::wrap(conn, false))
     }
 
     /// Opens a fresh in-memory database and migrates it.
     pub fn open_in_memory() -> Result<Self, StoreError> {
         let mut conn = Connection::open_in_memory()?;
         Self::prepare(&mut conn)?;
-        Ok(Self::wrap(conn))
+        Ok(Self::wrap(conn, true))
     }
 
     fn prepare(conn: &mut Connection) -> Result<(), StoreError> {
@@ -94,9 +98,10 @@ impl Db {
         Ok(())
     }
 
-    fn wrap(conn: Connection) -> Self {
+    fn wrap(conn: Connection, in_memory: bool) -> Self {
         Self {
             conn: Arc::new(Mutex::new(conn)),
+            in_memory,
         }
     }
 
@@ -135,6 +140,22 @@ impl Db {
         match self.try_here(f) {
             Ok(answer) => answer,
             Err(f) => self.call(f).await,
+        }
+    }
+
+    /// One Network API call that may write: as [`Db::read`] when the database
+    /// is in memory — a write there waits on no disk, and the hop to a
+    /// blocking thread cost a signature more than its write — and as
+    /// [`Db::call`] on disk, where a commit may wait for a checkpoint's sync.
+    pub async fn write<F, R>(&self, f: F) -> Result<R, StoreError>
+    where
+        F: FnOnce(&mut Connection) -> Result<R, StoreError> + Send + 'static,
+        R: Send + 'static,
+    {
+        if self.in_memory {
+            self.read(f).await
+        } else {
+            self.call(f).await
         }
     }
 
@@ -226,6 +247,26 @@ mod tests {
 
         assert_ne!(ran_on.unwrap(), caller);
         holder.await.unwrap().unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_write_runs_on_the_calling_thread_in_memory_and_on_a_blocking_thread_on_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let (memory, disk) = (
+            Db::open_in_memory().unwrap(),
+            Db::open_file(dir.path()).unwrap(),
+        );
+        let caller = std::thread::current().id();
+        let write = |conn: &mut Connection| {
+            conn.execute_batch("CREATE TABLE written (n INTEGER); INSERT INTO written VALUES (1)")?;
+            Ok(std::thread::current().id())
+        };
+
+        let in_memory = memory.write(write).await.unwrap();
+        let on_disk = disk.write(write).await.unwrap();
+
+        assert_eq!(in_memory, caller);
+        assert_ne!(on_disk, caller);
     }
 
     #[tokio::test]
