@@ -8,8 +8,9 @@
 //! - **kernel**: the sample was taken in the kernel (TCP on loopback, epoll,
 //!   futex wake-ups, the scheduler);
 //! - otherwise the crate of the innermost frame that is not plumbing (the
-//!   standard library, the allocator, libc, hashing): a `memcpy` called by
-//!   serde_json counts as serde_json's, a `malloc` in async-graphql's
+//!   standard library, the allocator, libc, maps, futures, byte buffers, HTTP
+//!   types, tower: see [`is_plumbing`]): a `memcpy` called by serde_json counts
+//!   as serde_json's, a `malloc` or an `IndexMap` lookup in async-graphql's
 //!   validation as async_graphql's. Rust symbols are read as perf demangles
 //!   them; SQLite (bundled C) is named by its `sqlite3` prefix.
 //!
@@ -140,6 +141,16 @@ pub struct Summary {
 impl Summary {
     /// "perf, 2950 samples in 3 s: kernel 31 %, load generator 24 %, …".
     pub fn line(&self, duration: Duration) -> String {
+        format!(
+            "perf, {} CPU samples in {} s under the same load, by crate: {}",
+            self.samples,
+            duration.as_secs_f64(),
+            self.by_crate()
+        )
+    }
+
+    /// "kernel 31 %, load generator 24 %, …, other 5 %": the largest groups.
+    pub fn by_crate(&self) -> String {
         let mut parts: Vec<String> = self
             .groups
             .iter()
@@ -150,12 +161,7 @@ impl Summary {
         if other > 0.0 {
             parts.push(format!("other {other:.0} %"));
         }
-        format!(
-            "perf, {} CPU samples in {} s under the same load, by crate: {}",
-            self.samples,
-            duration.as_secs_f64(),
-            parts.join(", ")
-        )
+        parts.join(", ")
     }
 }
 
@@ -255,15 +261,37 @@ fn crate_of(sym: &str) -> String {
     s[..end].to_owned()
 }
 
-/// Frames whose cost belongs to their caller.
+/// Frames whose cost belongs to their caller: the standard library, the
+/// allocator, and the small crates every framework is built of (maps, futures,
+/// byte buffers, HTTP types, tower's services), so that a lookup in an
+/// `IndexMap` made by async-graphql counts as async-graphql's.
 fn is_plumbing(krate: &str) -> bool {
     const PLUMBING: &[&str] = &[
         "core",
         "alloc",
         "std",
         "hashbrown",
+        "indexmap",
         "memchr",
         "compiler_builtins",
+        "futures_util",
+        "futures_core",
+        "futures_task",
+        "futures_channel",
+        "pin_project_lite",
+        "atomic_waker",
+        "slab",
+        "smallvec",
+        "bytes",
+        "http",
+        "http_body",
+        "http_body_util",
+        "tower",
+        "tower_service",
+        "tower_layer",
+        "axum_core",
+        "tracing",
+        "tracing_core",
         "[unknown]",
         "malloc",
         "free",
