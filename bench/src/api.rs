@@ -1,12 +1,19 @@
-//! Sandbox API throughput and latency: in one process, the sandbox
-//! (`rxdesk_sandbox::Sandbox`, in memory, demo fixture) and a bare axum handler
-//! on another loopback port that returns the very bytes the sandbox answers a
-//! patient Get with. A tokio load generator — 64 workers on keep-alive
-//! connections — sends the same Get (with a machine token, verified by the
-//! sandbox on every request) to each in turn for a fixed time; each run gives
-//! requests per second, p50 and p99.
+//! Sandbox API throughput and latency: in one process, two sandboxes
+//! (`rxdesk_sandbox::Sandbox`, demo fixture) — one in memory, one on disk (a
+//! data directory under `target/bench/`, SQLite in WAL) — and a bare axum
+//! handler on another loopback port that returns the very bytes the in-memory
+//! sandbox answers a patient Get with. A tokio load generator — 64 workers on
+//! keep-alive connections — sends the same Get (with a machine token, checked
+//! by the sandbox on every request) to each in turn for a fixed time, the
+//! order of the three rotating from run to run; each run gives requests per
+//! second, p50 and p99. Both sandboxes are compared with the same reference.
+//!
+//! Then one more load run of each of the three is profiled (`profile.rs`:
+//! `perf` on this process; 3 s each, half a second in a `--quick` run) and
+//! summarised as the figures' "where the time goes" note.
 
 use std::net::SocketAddr;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -17,11 +24,15 @@ use url::Url;
 
 use crate::network;
 use crate::plan::Plan;
+use crate::profile;
 use crate::report::Figure;
-use crate::stats::{Target, percentile};
+use crate::stats::{Summary, Target, percentile};
 
 /// Concurrent clients of the issue's figure.
 pub const WORKERS: usize = 64;
+
+/// The sandbox's p99 may be at most this many times the bare handler's.
+const P99_RATIO: f64 = 2.0;
 
 /// One load run against one server.
 #[derive(Debug, Clone, Copy)]
@@ -30,87 +41,217 @@ pub struct LoadRun {
     pub p50_ms: f64,
     pub p99_ms: f64,
     pub requests: usize,
+    /// CPU time of the whole process (load generator included) per request,
+    /// in µs: what a request costs, whatever else the machine runs.
+    pub cpu_us: Option<f64>,
 }
 
-/// The three rows: throughput (≥ 50 % of the bare handler), p50 and p99 (< 5 ms).
-pub async fn figures(plan: &Plan) -> Result<Vec<Figure>> {
-    let sandbox = rxdesk_sandbox::Sandbox::start(rxdesk_sandbox::Config::in_memory())
-        .await
-        .context("the in-process sandbox did not start")?;
-    let origin = sandbox.url().clone();
+/// A running sandbox and the Get the load sends it.
+struct Server {
+    sandbox: rxdesk_sandbox::Sandbox,
+    graphql: Url,
+    token: String,
+    body: Bytes,
+    answer: Bytes,
+}
+
+impl Server {
+    async fn start(http: &reqwest::Client, config: rxdesk_sandbox::Config) -> Result<Self> {
+        let sandbox = rxdesk_sandbox::Sandbox::start(config)
+            .await
+            .context("the in-process sandbox did not start")?;
+        let origin = sandbox.url().clone();
+        let token = services::machine_token(http, &origin, network::MAPLE_BACKEND).await?;
+        let patient = network::add_patient(http, &origin, &token, ("Imogen", "Throughput")).await?;
+        let body = Bytes::from(serde_json::to_vec(&network::get_patient_body(&patient))?);
+        let graphql = origin.join("/graphql")?;
+        let answer = http
+            .post(graphql.clone())
+            .bearer_auth(&token)
+            .header("content-type", "application/json")
+            .body(body.clone())
+            .send()
+            .await?
+            .bytes()
+            .await?;
+        if !String::from_utf8_lossy(&answer).contains(&patient) {
+            bail!(
+                "the Get did not answer the patient: {}",
+                String::from_utf8_lossy(&answer)
+            );
+        }
+        Ok(Self {
+            sandbox,
+            graphql,
+            token,
+            body,
+            answer,
+        })
+    }
+
+    async fn load(&self, http: &reqwest::Client, duration: Duration) -> Result<LoadRun> {
+        load(http, &self.graphql, &self.token, &self.body, duration).await
+    }
+}
+
+/// The six rows: throughput (≥ 50 % of the bare handler), p50 (reported) and
+/// p99 (≤ 2× the bare handler's), for the in-memory and the on-disk sandbox.
+pub async fn figures(plan: &Plan, root: &Path) -> Result<Vec<Figure>> {
     let http = load_client()?;
-    let token = services::machine_token(&http, &origin, network::MAPLE_BACKEND).await?;
-    let patient = network::add_patient(&http, &origin, &token, ("Imogen", "Throughput")).await?;
-    let body = Bytes::from(serde_json::to_vec(&network::get_patient_body(&patient))?);
-    let graphql = origin.join("/graphql")?;
+    let memory = Server::start(&http, rxdesk_sandbox::Config::in_memory()).await?;
+    let bench_dir = root.join("target/bench");
+    std::fs::create_dir_all(&bench_dir)?;
+    let data = tempfile::Builder::new()
+        .prefix("api-disk-")
+        .tempdir_in(&bench_dir)
+        .context("no room for the on-disk sandbox's data directory")?;
+    let disk = Server::start(
+        &http,
+        rxdesk_sandbox::Config {
+            storage: rxdesk_sandbox::Storage::Data(data.path().to_owned()),
+            ..rxdesk_sandbox::Config::in_memory()
+        },
+    )
+    .await?;
 
     // The bytes the sandbox answers, served by a handler that does nothing else.
-    let answer = http
-        .post(graphql.clone())
-        .bearer_auth(&token)
-        .header("content-type", "application/json")
-        .body(body.clone())
-        .send()
-        .await?
-        .bytes()
-        .await?;
-    if !String::from_utf8_lossy(&answer).contains(&patient) {
+    let answer_len = memory.answer.len();
+    if disk.answer.len() != answer_len {
         bail!(
-            "the Get did not answer the patient: {}",
-            String::from_utf8_lossy(&answer)
+            "the two sandboxes answer the Get with {} and {} bytes: the reference cannot stand for both",
+            answer_len,
+            disk.answer.len()
         );
     }
-    let answer_len = answer.len();
-    let bare = bare_handler(answer).await?;
+    let bare = bare_handler(memory.answer.clone()).await?;
     let bare_url = Url::parse(&format!("http://{bare}/graphql"))?;
+    let bare_load = |duration| load(&http, &bare_url, &memory.token, &memory.body, duration);
 
     let warm_up = Duration::from_millis(300);
-    load(&http, &graphql, &token, &body, warm_up).await?;
-    load(&http, &bare_url, &token, &body, warm_up).await?;
-    let (mut api, mut reference) = (Vec::new(), Vec::new());
-    // Interleaved, so drift in the machine's load hits both alike.
-    for _ in 0..plan.runs {
-        api.push(load(&http, &graphql, &token, &body, plan.api_duration).await?);
-        reference.push(load(&http, &bare_url, &token, &body, plan.api_duration).await?);
+    memory.load(&http, warm_up).await?;
+    disk.load(&http, warm_up).await?;
+    bare_load(warm_up).await?;
+    let (mut in_memory, mut on_disk, mut reference) = (Vec::new(), Vec::new(), Vec::new());
+    // Interleaved, in an order that rotates, so drift in the machine's load
+    // hits the three alike.
+    for run in 0..plan.runs {
+        for turn in 0..3 {
+            let (name, runs, measured) = match (run + turn) % 3 {
+                0 => (
+                    "in memory",
+                    &mut in_memory,
+                    memory.load(&http, plan.api_duration).await?,
+                ),
+                1 => ("bare", &mut reference, bare_load(plan.api_duration).await?),
+                _ => (
+                    "on disk",
+                    &mut on_disk,
+                    disk.load(&http, plan.api_duration).await?,
+                ),
+            };
+            eprintln!(
+                "    run {run} {name:>9}: {:>6.0} req/s, p50 {:.2} ms, p99 {:.2} ms, {} µs CPU per Get",
+                measured.per_second,
+                measured.p50_ms,
+                measured.p99_ms,
+                measured
+                    .cpu_us
+                    .map_or("?".to_owned(), |c| format!("{c:.0}")),
+            );
+            runs.push(measured);
+        }
     }
-    sandbox.shutdown().await;
+    // A quick run only proves the profile step runs (or says why it cannot).
+    let duration = if plan.quick {
+        Duration::from_millis(500)
+    } else {
+        Duration::from_secs(3)
+    };
+    let memory_profile = profile::during(duration, memory.load(&http, duration)).await;
+    let disk_profile = profile::during(duration, disk.load(&http, duration)).await;
+    let bare_profile = profile::during(duration, bare_load(duration)).await;
+    memory.sandbox.shutdown().await;
+    disk.sandbox.shutdown().await;
+    drop(data);
 
-    let pick = |runs: &[LoadRun], f: fn(&LoadRun) -> f64| runs.iter().map(f).collect::<Vec<_>>();
-    let requests: usize = api.iter().map(|r| r.requests).sum();
-    let note = format!(
-        "{WORKERS} workers on keep-alive connections, {} s per run, {requests} Gets in all; \
-         the bare handler runs in the same process and answers the same {} bytes",
-        plan.api_duration.as_secs_f64(),
-        answer_len
-    );
     let reference_name = "bare axum handler, same bytes";
-    Ok(vec![
-        Figure::measured(
-            "api_throughput",
-            "sandbox API throughput, Get with token verification, 64 clients",
-            "req/s",
-            &pick(&api, |r| r.per_second),
-            (reference_name, Some(&pick(&reference, |r| r.per_second))),
-            Target::RatioAtLeast(0.5),
-        )?
-        .with_note(note),
-        Figure::measured(
-            "api_p50",
-            "sandbox API p50 latency, 64 clients",
-            "ms",
-            &pick(&api, |r| r.p50_ms),
-            (reference_name, Some(&pick(&reference, |r| r.p50_ms))),
-            Target::Report,
-        )?,
-        Figure::measured(
-            "api_p99",
-            "sandbox API p99 latency, 64 clients",
-            "ms",
-            &pick(&api, |r| r.p99_ms),
-            (reference_name, Some(&pick(&reference, |r| r.p99_ms))),
-            Target::Below(5.0),
-        )?,
-    ])
+    let profile_line = |sandbox: &str| {
+        if sandbox == bare_profile {
+            // Neither was profiled, for the same reason.
+            sandbox.to_owned()
+        } else {
+            format!("{sandbox}; the bare handler's, for comparison: {bare_profile}")
+        }
+    };
+    let note = |runs: &[LoadRun], storage: &str, profile: String| {
+        let requests: usize = runs.iter().map(|r| r.requests).sum();
+        let cpu = |runs: &[LoadRun]| {
+            let samples: Vec<f64> = runs.iter().filter_map(|r| r.cpu_us).collect();
+            Summary::of(&samples).map_or("?".to_owned(), |s| format!("{:.0}", s.median))
+        };
+        format!(
+            "{storage}; {WORKERS} workers on keep-alive connections, {} s per run, {requests} Gets \
+             in all; the bare handler runs in the same process and answers the same {answer_len} \
+             bytes. CPU time of the process per Get (load generator included, median): {} µs, \
+             against {} µs for the bare handler. Where the time goes: {profile}",
+            plan.api_duration.as_secs_f64(),
+            cpu(runs),
+            cpu(&reference),
+        )
+    };
+    let rows = |keys: [&str; 3], what: &str, runs: &[LoadRun], note: String| -> Result<_> {
+        let pick =
+            |runs: &[LoadRun], f: fn(&LoadRun) -> f64| runs.iter().map(f).collect::<Vec<_>>();
+        Ok([
+            Figure::measured(
+                keys[0],
+                &format!("{what} API throughput, Get with token verification, 64 clients"),
+                "req/s",
+                &pick(runs, |r| r.per_second),
+                (reference_name, Some(&pick(&reference, |r| r.per_second))),
+                Target::RatioAtLeast(0.5),
+            )?
+            .with_note(note),
+            Figure::measured(
+                keys[1],
+                &format!("{what} API p50 latency, 64 clients"),
+                "ms",
+                &pick(runs, |r| r.p50_ms),
+                (reference_name, Some(&pick(&reference, |r| r.p50_ms))),
+                Target::Report,
+            )?,
+            Figure::measured(
+                keys[2],
+                &format!("{what} API p99 latency, 64 clients"),
+                "ms",
+                &pick(runs, |r| r.p99_ms),
+                (reference_name, Some(&pick(&reference, |r| r.p99_ms))),
+                Target::RatioAtMost(P99_RATIO),
+            )?,
+        ])
+    };
+    let mut figures = Vec::new();
+    figures.extend(rows(
+        ["api_throughput", "api_p50", "api_p99"],
+        "sandbox",
+        &in_memory,
+        note(
+            &in_memory,
+            "SQLite in memory",
+            profile_line(&memory_profile),
+        ),
+    )?);
+    figures.extend(rows(
+        ["api_disk_throughput", "api_disk_p50", "api_disk_p99"],
+        "on-disk sandbox",
+        &on_disk,
+        note(
+            &on_disk,
+            "SQLite in a data directory (WAL, synchronous=NORMAL)",
+            profile_line(&disk_profile),
+        ),
+    )?);
+    Ok(figures)
 }
 
 /// An HTTP/1.1 client keeping a connection per worker alive.
@@ -124,7 +265,7 @@ pub fn load_client() -> Result<reqwest::Client> {
 
 /// `POST /graphql` answering `answer` as JSON, on a loopback port; runs until
 /// the process ends.
-async fn bare_handler(answer: Bytes) -> Result<SocketAddr> {
+pub async fn bare_handler(answer: Bytes) -> Result<SocketAddr> {
     let answer = Arc::new(answer);
     let app = axum::Router::new().route(
         "/graphql",
@@ -156,6 +297,7 @@ async fn load(
     body: &Bytes,
     duration: Duration,
 ) -> Result<LoadRun> {
+    let cpu_before = process_cpu_seconds();
     let start = Instant::now();
     let deadline = start + duration;
     let mut workers = tokio::task::JoinSet::new();
@@ -187,10 +329,30 @@ async fn load(
         latencies.extend(done??);
     }
     let elapsed = start.elapsed().as_secs_f64();
+    let cpu_us = match (cpu_before, process_cpu_seconds()) {
+        (Some(before), Some(after)) if !latencies.is_empty() => {
+            Some((after - before) * 1e6 / latencies.len() as f64)
+        }
+        _ => None,
+    };
     Ok(LoadRun {
+        cpu_us,
         per_second: latencies.len() as f64 / elapsed,
         p50_ms: percentile(&latencies, 0.5).context("no request completed")?,
         p99_ms: percentile(&latencies, 0.99).context("no request completed")?,
         requests: latencies.len(),
     })
+}
+
+/// User + system CPU time of this process so far, from `/proc/self/stat`
+/// (Linux; `None` elsewhere). Its clock ticks are USER_HZ, 100 a second on
+/// every Linux architecture the bench runs on.
+fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // After the command name (in parentheses, which may hold spaces): state,
+    // then fields 4…; utime and stime are fields 14 and 15.
+    let (_, after_name) = stat.rsplit_once(')')?;
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok());
+    Some((ticks(11)? + ticks(12)?) / 100.0)
 }

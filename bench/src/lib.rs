@@ -13,6 +13,7 @@ pub mod machine_tokens;
 pub mod memory;
 pub mod network;
 pub mod plan;
+pub mod profile;
 pub mod report;
 pub mod search;
 pub mod signing;

@@ -1,8 +1,11 @@
-//! `rxdesk-bench [--quick] [--only GROUP,…] [--check REPORT.json]`: measures
+//! `rxdesk-bench [--quick] [--only GROUP,…] [--check REPORT.json]
+//! [--summarize-perf PERF.txt]`: measures
 //! every figure and writes `target/bench/report.md` + `report.json`, then
 //! checks the report's shape (a missing or malformed figure fails the run).
 //! `--only ui,api,tokens,size,app,felt` measures some groups into
 //! `target/bench/partial/` without the check (while working on one figure).
+//! `--summarize-perf` prints the "where the time goes" line of a profile kept
+//! with `RXDESK_BENCH_PERF_KEEP` (its `perf script` text).
 //! `cargo xtask bench` builds what it needs and runs this in release mode.
 
 use std::path::{Path, PathBuf};
@@ -16,11 +19,26 @@ use rxdesk_bench::{api, check_report_shape, empty_app, gui, machine_tokens, size
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let summarize = args.iter().position(|a| a == "--summarize-perf");
     let result = match args.iter().position(|a| a == "--check") {
         Some(i) => args
             .get(i + 1)
             .context("--check needs the path of a report.json")
             .and_then(|path| check_report_shape(Path::new(path))),
+        None if summarize.is_some() => summarize
+            .and_then(|i| args.get(i + 1))
+            .context("--summarize-perf needs the path of a `perf script` text")
+            .and_then(|path| {
+                let text = std::fs::read_to_string(path)?;
+                let summary =
+                    rxdesk_bench::profile::summarize(&text).context("no sample in that text")?;
+                println!(
+                    "perf, {} CPU samples, by crate: {}",
+                    summary.samples,
+                    summary.by_crate()
+                );
+                Ok(())
+            }),
         None => {
             let only = args
                 .iter()
@@ -62,7 +80,7 @@ fn run(quick: bool, only: Option<&[String]>) -> Result<()> {
     }
     if wanted("api") {
         eprintln!("==> sandbox API throughput, {} runs", plan.runs);
-        figures.extend(runtime.block_on(api::figures(&plan))?);
+        figures.extend(runtime.block_on(api::figures(&plan, &root))?);
     }
     if wanted("tokens") {
         eprintln!(

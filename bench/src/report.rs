@@ -20,6 +20,9 @@ pub const FIGURES: &[&str] = &[
     "api_throughput",
     "api_p50",
     "api_p99",
+    "api_disk_throughput",
+    "api_disk_p50",
+    "api_disk_p99",
     "machine_tokens",
     // What a prescriber feels, on each link (`felt.rs`): clean loopback …
     "clean_patient_page",

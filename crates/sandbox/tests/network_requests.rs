@@ -118,6 +118,67 @@ async fn a_string_where_an_int_belongs_is_a_validation_error_without_data() {
     );
 }
 
+/// Variables are checked against the types the document declares before any
+/// field runs, as a literal argument is.
+#[tokio::test]
+async fn a_variable_that_does_not_fit_its_type_is_a_validation_error_without_data() {
+    let sb = start().await;
+    let token = machine(&sb).await;
+    let variables = json!({
+        "patient": { "demographic": { "sex": "SOMETIMES" } },
+        "metadata": metadata(),
+    });
+
+    let reply = gql(&sb, &token, &patient_doc(), variables).await;
+
+    assert_eq!(reply.status, 200);
+    assert_eq!(
+        error_code(&reply.body),
+        "GRAPHQL_VALIDATION_FAILED",
+        "{}",
+        reply.body
+    );
+    assert!(
+        reply.body.get("data").is_none_or(Value::is_null),
+        "{}",
+        reply.body
+    );
+}
+
+#[tokio::test]
+async fn a_request_with_one_ill_typed_variable_runs_none_of_its_fields() {
+    let sb = start().await;
+    let token = machine(&sb).await;
+    let two = "mutation Two($a: PatientInput!, $b: PatientInput!, $m: RequestMetadata!) { \
+        a: patient(patient: $a, metadata: $m) { __typename } \
+        b: patient(patient: $b, metadata: $m) { __typename } }";
+    let variables = json!({
+        "a": { "demographic": demographic("Grace", "Hopper", "1980-05-17") },
+        "b": { "demographic": { "name": { "first": 7 } } },
+        "m": metadata(),
+    });
+
+    let reply = gql(&sb, &token, two, variables).await;
+
+    assert_eq!(
+        error_code(&reply.body),
+        "GRAPHQL_VALIDATION_FAILED",
+        "{}",
+        reply.body
+    );
+    assert!(
+        reply.body.get("data").is_none_or(Value::is_null),
+        "{}",
+        reply.body
+    );
+    let search = json!({ "demographic": {
+        "name": { "first": "Grace", "last": "Hopper" },
+        "dateOfBirth": "1980-05-17",
+    } });
+    let found = patient(&sb, &token, search).await;
+    assert!(patient_of(&found).is_null(), "Grace was added: {found:#}");
+}
+
 /// A string literal is not an enum value in GraphQL (`sex: FEMALE`, not `"FEMALE"`).
 #[tokio::test]
 async fn a_string_where_an_enum_belongs_is_a_validation_error_without_data() {

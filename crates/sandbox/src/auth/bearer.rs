@@ -10,6 +10,8 @@
 //! error in `crate::graphql`, an RFC 6750 challenge in `userinfo.rs`).
 //! The token itself is never logged.
 
+use std::sync::Arc;
+
 use axum::http::{HeaderMap, header};
 
 use crate::auth::claims::AccessClaims;
@@ -55,7 +57,10 @@ impl BearerFailure {
 
 /// Verifies the request's bearer token, checks that its sign-in has not ended,
 /// and returns its claims.
-pub fn authenticate(headers: &HeaderMap, state: &AppState) -> Result<AccessClaims, BearerFailure> {
+pub fn authenticate(
+    headers: &HeaderMap,
+    state: &AppState,
+) -> Result<Arc<AccessClaims>, BearerFailure> {
     let Some(value) = headers.get(header::AUTHORIZATION) else {
         return Err(BearerFailure::Missing);
     };

@@ -7,6 +7,7 @@
 //!   `aud`, `exp`): a token is inserted after it verified, never before, so a
 //!   token whose signature was not verified is never answered from here;
 //! - keyed by the SHA-256 of the token (the tokens themselves are not kept);
+//! - the claims shared, not copied: a hit hands out the same `Arc`;
 //! - expiry checked on every hit, by the same rule as the verification (no
 //!   leeway: refused once `exp` is in the past), and an expired entry dropped;
 //! - at most [`VerifiedTokens::capacity`] entries: when full, expired entries
@@ -17,7 +18,7 @@
 //! caller on every request, after [`VerifiedTokens::verify`].
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use sha2::{Digest, Sha256};
 
@@ -33,7 +34,7 @@ type Digest32 = [u8; 32];
 /// The cache (see the module doc). One per running sandbox.
 #[derive(Debug)]
 pub struct VerifiedTokens {
-    entries: Mutex<HashMap<Digest32, AccessClaims>>,
+    entries: Mutex<HashMap<Digest32, Arc<AccessClaims>>>,
     capacity: usize,
 }
 
@@ -75,7 +76,7 @@ impl VerifiedTokens {
         keys: &SigningKeys,
         issuer: &str,
         audience: &str,
-    ) -> Result<AccessClaims, TokenRejection> {
+    ) -> Result<Arc<AccessClaims>, TokenRejection> {
         self.verify_at(token, keys, issuer, audience, now())
     }
 
@@ -86,7 +87,7 @@ impl VerifiedTokens {
         issuer: &str,
         audience: &str,
         now: i64,
-    ) -> Result<AccessClaims, TokenRejection> {
+    ) -> Result<Arc<AccessClaims>, TokenRejection> {
         let digest: Digest32 = Sha256::digest(token.as_bytes()).into();
         {
             let mut entries = self.lock();
@@ -98,17 +99,17 @@ impl VerifiedTokens {
                         entries.remove(&digest);
                         return Err(TokenRejection::Expired);
                     }
-                    return Ok(claims.clone());
+                    return Ok(Arc::clone(claims));
                 }
             }
         }
         // Verified outside the lock: other requests are not held up by it.
-        let claims = keys.verify(token, issuer, audience)?;
-        self.insert(digest, claims.clone(), now);
+        let claims = Arc::new(keys.verify(token, issuer, audience)?);
+        self.insert(digest, Arc::clone(&claims), now);
         Ok(claims)
     }
 
-    fn insert(&self, digest: Digest32, claims: AccessClaims, now: i64) {
+    fn insert(&self, digest: Digest32, claims: Arc<AccessClaims>, now: i64) {
         let mut entries = self.lock();
         if entries.len() >= self.capacity && !entries.contains_key(&digest) {
             entries.retain(|_, c| c.exp >= now);
@@ -126,7 +127,7 @@ impl VerifiedTokens {
         entries.insert(digest, claims);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Digest32, AccessClaims>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Digest32, Arc<AccessClaims>>> {
         // Entries are inserted whole: a panic elsewhere leaves nothing half-written.
         self.entries
             .lock()

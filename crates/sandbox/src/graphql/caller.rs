@@ -2,6 +2,8 @@
 //! handler once the bearer token checked out) and the six [`Permission`]s of the
 //! contract that every call is checked against.
 
+use std::sync::Arc;
+
 use crate::auth::claims::AccessClaims;
 
 /// The six permissions of the contract.
@@ -28,10 +30,11 @@ impl Permission {
     }
 }
 
-/// The verified token of the request, put in the GraphQL context by the handler.
+/// The verified token of the request, put in the GraphQL context by the handler
+/// (the claims as the token cache holds them: shared, not copied).
 #[derive(Debug, Clone)]
 pub struct Caller {
-    pub claims: AccessClaims,
+    pub claims: Arc<AccessClaims>,
 }
 
 impl Caller {

@@ -14,6 +14,8 @@
 
 pub mod caller;
 
+use std::sync::Arc;
+
 use async_graphql::ServerError;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -97,7 +99,7 @@ pub(crate) fn read_request(
     state: &AppState,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Result<(AccessClaims, async_graphql::Request), Box<Response>> {
+) -> Result<(Arc<AccessClaims>, async_graphql::Request), Box<Response>> {
     let claims = match bearer::authenticate(headers, state) {
         Ok(claims) => claims,
         Err(failure) => {

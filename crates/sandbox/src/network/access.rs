@@ -1,5 +1,6 @@
 //! The Network API's permission model, in one place: which permission each call
-//! shape needs, decided from the input's shape alone — before anything is looked
+//! shape needs (and which shapes are a Get, which only reads), decided from the
+//! input's shape alone — before anything is looked
 //! up, so a refusal never reveals whether a record exists — and the refusal it
 //! gets without it. The same input and token always get the same answer.
 
@@ -87,8 +88,7 @@ fn machine_never_signs() -> UnauthorizedError {
 
 /// A Get `{ id }` needs `read:patient`; anything else may add or change a patient.
 pub fn patient(caller: &Caller, input: &PatientInput) -> Option<UnauthorizedError> {
-    let get = input.demographic.is_none() && input.clinical.is_none() && input.id.is_some();
-    if get {
+    if patient_is_get(input) {
         first_missing(caller, &[READ_PATIENT])
     } else {
         first_missing(caller, &[READ_PATIENT, WRITE_PATIENT])
@@ -116,5 +116,111 @@ pub fn order(caller: &Caller, input: &OrderInput) -> Option<UnauthorizedError> {
         Some(OrderState::Submitted) => first_missing(caller, &[READ_ORDER, SEND]),
         Some(OrderState::Canceled) => first_missing(caller, &[READ_ORDER, CANCEL]),
         Some(OrderState::Draft) | None => first_missing(caller, &[READ_ORDER]),
+    }
+}
+
+/// A patient Get: `{ id }` and nothing else. It only reads.
+pub fn patient_is_get(input: &PatientInput) -> bool {
+    let PatientInput {
+        id,
+        demographic,
+        clinical,
+    } = input;
+    id.is_some() && demographic.is_none() && clinical.is_none()
+}
+
+/// A prescription Get: `{ id }` and nothing else. It only reads.
+pub fn prescription_is_get(input: &PrescriptionInput) -> bool {
+    let PrescriptionInput {
+        id,
+        external_id,
+        patient,
+        template_id,
+        treatment,
+        instructions,
+        dispense,
+        clinical,
+        signing,
+    } = input;
+    id.is_some()
+        && external_id.is_none()
+        && patient.is_none()
+        && template_id.is_none()
+        && treatment.is_none()
+        && instructions.is_none()
+        && dispense.is_none()
+        && clinical.is_none()
+        && signing.is_none()
+}
+
+/// An order Get: `{ id }` and nothing else. It only reads.
+pub fn order_is_get(input: &OrderInput) -> bool {
+    let OrderInput {
+        id,
+        external_id,
+        patient,
+        prescriptions,
+        pharmacy,
+        state,
+    } = input;
+    id.is_some()
+        && external_id.is_none()
+        && patient.is_none()
+        && prescriptions.is_none()
+        && pharmacy.is_none()
+        && state.is_none()
+}
+
+#[cfg(test)]
+mod tests {
+    use async_graphql::ID;
+
+    use super::*;
+    use crate::network::types::{OrderInput, PrescriptionSigningDetailsInput};
+
+    fn id() -> Option<ID> {
+        Some(ID::from("rec_1"))
+    }
+
+    #[test]
+    fn an_id_alone_is_a_get_of_each_record() {
+        let patient = PatientInput {
+            id: id(),
+            ..PatientInput::default()
+        };
+        let prescription = PrescriptionInput {
+            id: id(),
+            ..PrescriptionInput::default()
+        };
+        let order = OrderInput {
+            id: id(),
+            ..OrderInput::default()
+        };
+
+        assert!(patient_is_get(&patient));
+        assert!(prescription_is_get(&prescription));
+        assert!(order_is_get(&order));
+    }
+
+    #[test]
+    fn an_id_with_a_change_or_no_id_is_not_a_get() {
+        let sign = PrescriptionInput {
+            id: id(),
+            signing: Some(PrescriptionSigningDetailsInput {
+                signed_hash: Some("hash".to_owned()),
+                message: None,
+            }),
+            ..PrescriptionInput::default()
+        };
+        let send = OrderInput {
+            id: id(),
+            state: Some(OrderState::Submitted),
+            ..OrderInput::default()
+        };
+
+        assert!(!prescription_is_get(&sign));
+        assert!(!order_is_get(&send));
+        assert!(!patient_is_get(&PatientInput::default()));
+        assert!(!prescription_is_get(&PrescriptionInput::default()));
     }
 }

@@ -1,7 +1,8 @@
 //! What one Network API call runs with and how it runs: [`Call`] (the connection of
 //! its transaction, the catalog, the caller's organization and user), [`run`] (one
-//! SQLite transaction under one span, a storage fault answered as
-//! `UpstreamServiceError`), [`traced_refusal`] (a permission refusal logged under the
+//! SQLite transaction under one span — a Get's on the request's own thread when the
+//! connection is free, any other call's too in memory, on a blocking thread on
+//! disk ([`Work`]) — a storage fault answered as `UpstreamServiceError`), [`traced_refusal`] (a permission refusal logged under the
 //! same span), [`injected_fault`] (the link layer's `UpstreamServiceError`, answered
 //! without touching the store). The resolvers in `schema.rs` use it; the record modules take a
 //! [`Call`].
@@ -76,12 +77,31 @@ pub(super) fn injected_fault(
     })
 }
 
+/// How a call uses the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Work {
+    /// A Get by id: one short read, run where the request is when the
+    /// connection is free (`Db::read`).
+    Read,
+    /// Anything that may write (`Db::write`): where the request is when the
+    /// database is in memory and the connection is free, else on a blocking
+    /// thread.
+    Write,
+}
+
+impl Work {
+    /// `Read` for a Get (`access::*_is_get`), else `Write`.
+    pub(super) fn get_if(is_get: bool) -> Self {
+        if is_get { Self::Read } else { Self::Write }
+    }
+}
+
 /// Runs `f` in one transaction on the store, under the operation's span.
 pub(super) async fn run<R, F>(
     db: Db,
     catalog: Arc<Catalog>,
     caller: &Caller,
-    op: &'static str,
+    (op, work): (&'static str, Work),
     metadata: &RequestMetadata,
     f: F,
 ) -> Result<R, UpstreamServiceError>
@@ -92,21 +112,22 @@ where
     let org = caller.org().to_owned();
     let user = caller.user_id().map(str::to_owned);
     let span = span(op, metadata);
-    let result = db
-        .call(move |conn| {
-            let tx = conn.transaction()?;
-            let call = Call {
-                conn: &tx,
-                catalog: &catalog,
-                org: &org,
-                user: user.as_deref(),
-            };
-            let answer = f(&call)?;
-            tx.commit()?;
-            Ok(answer)
-        })
-        .instrument(span.clone())
-        .await;
+    let in_transaction = move |conn: &mut Connection| {
+        let tx = conn.transaction()?;
+        let call = Call {
+            conn: &tx,
+            catalog: &catalog,
+            org: &org,
+            user: user.as_deref(),
+        };
+        let answer = f(&call)?;
+        tx.commit()?;
+        Ok(answer)
+    };
+    let result = match work {
+        Work::Read => db.read(in_transaction).instrument(span.clone()).await,
+        Work::Write => db.write(in_transaction).instrument(span.clone()).await,
+    };
     let outcome = match &result {
         Ok(_) => "ok",
         Err(e) => storage_fault_label(e),

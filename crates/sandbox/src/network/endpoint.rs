@@ -1,8 +1,10 @@
 //! `POST /graphql`: the route and its handler. The request plumbing of
 //! `crate::graphql` reads the token and the body; a request holding a forbidden
-//! character ([`forbidden_text`]) or failing strict validation (`strict.rs`) is
-//! refused whole; a valid document goes on parsed (`strict.rs` keeps each
-//! distinct document's parse); the rest runs on the schema (`schema.rs`) with the
+//! character ([`forbidden_text`]) or failing strict validation (`strict.rs`: the
+//! document, then the variables against it) is refused whole; a valid document
+//! goes on parsed (`strict.rs` keeps each distinct document's parse), and a
+//! request strict validation covered whole runs on the schema without
+//! async-graphql's own validation rules (`schema::CHECKED`); the rest runs on the schema (`schema.rs`) with the
 //! store, the catalog, the caller and any `UpstreamFault` the link layer chose in
 //! its context, and a query's `__schema` and `__type` are answered from the
 //! served SDL (`introspection.rs`).
@@ -18,7 +20,8 @@ use axum::response::Response;
 use axum::routing::post;
 
 use super::introspection::Asked;
-use super::schema::SCHEMA;
+use super::schema::{CHECKED, SCHEMA};
+use super::strict::{Coverage, Refused};
 use super::{strict, validate};
 use crate::graphql::{self, Caller};
 use crate::state::AppState;
@@ -37,17 +40,29 @@ async fn graphql(
         Ok(parts) => parts,
         Err(response) => return *response,
     };
-    if let Some(refusal) = forbidden_text(&request) {
-        return graphql::respond(async_graphql::Response::from_errors(vec![refusal]));
+    let variables = serde_json::to_value(&request.variables).unwrap_or_default();
+    let refused = |error: async_graphql::ServerError| {
+        graphql::respond(async_graphql::Response::from_errors(vec![error]))
+    };
+    if let Some((field, c)) = validate::forbidden_text(&variables, "variables") {
+        return refused(forbidden_text(field, c));
     }
-    let mut request = request;
-    match strict::check(&request.query) {
-        Ok(Some(parsed)) => request.set_parsed_query(parsed),
-        Ok(None) => {}
-        Err(problem) => {
-            let error = async_graphql::ServerError::new(problem, None);
-            return graphql::respond(async_graphql::Response::from_errors(vec![error]));
+    let accepted = match strict::check(&request.query) {
+        Ok(accepted) => accepted,
+        Err(Refused::Forbidden(c)) => {
+            return refused(forbidden_text("the document".to_owned(), c));
         }
+        Err(Refused::Invalid(problem)) => {
+            return refused(async_graphql::ServerError::new(problem, None));
+        }
+    };
+    let coverage = match accepted.check_variables(request.operation_name.as_deref(), &variables) {
+        Ok(coverage) => coverage,
+        Err(problem) => return refused(async_graphql::ServerError::new(problem, None)),
+    };
+    let mut request = request;
+    if let Some(parsed) = accepted.parsed() {
+        request.set_parsed_query(parsed);
     }
     let asked = Asked::of(&request);
     let mut request = request
@@ -57,26 +72,22 @@ async fn graphql(
     if let Some(axum::Extension(fault)) = upstream_fault {
         request = request.data(fault);
     }
-    let response = SCHEMA.execute(request).await;
+    let schema = match coverage {
+        Coverage::Whole => &*CHECKED,
+        Coverage::DocumentOnly => &*SCHEMA,
+    };
+    let response = schema.execute(request).await;
     graphql::respond(match asked {
         Some(asked) => asked.answer(response),
         None => response,
     })
 }
 
-/// A request whose variables or document hold a control or direction-override
-/// character, refused whole with the path of the first one (`INVALID_INPUT`).
-fn forbidden_text(request: &async_graphql::Request) -> Option<async_graphql::ServerError> {
+/// The refusal of a request whose variables or document hold a control or
+/// direction-override character: the whole request, with the path of the
+/// first one (`INVALID_INPUT`). The variables are looked at first.
+fn forbidden_text(field: String, c: char) -> async_graphql::ServerError {
     use async_graphql::ErrorExtensions as _;
-    let variables = serde_json::to_value(&request.variables).unwrap_or_default();
-    let found = validate::forbidden_text(&variables, "variables").or_else(|| {
-        request
-            .query
-            .chars()
-            .find(|c| validate::is_forbidden_char(*c) && *c != '\r')
-            .map(|c| ("the document".to_owned(), c))
-    })?;
-    let (field, c) = found;
     let message = format!(
         "{field} holds the character U+{:04X}: control and text-direction characters are not allowed in any field",
         u32::from(c)
@@ -85,5 +96,5 @@ fn forbidden_text(request: &async_graphql::Request) -> Option<async_graphql::Ser
         ext.set("code", graphql::codes::INVALID_INPUT);
         ext.set("field", field.clone());
     });
-    Some(error.into_server_error(async_graphql::Pos::default()))
+    error.into_server_error(async_graphql::Pos::default())
 }

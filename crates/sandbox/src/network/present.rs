@@ -145,10 +145,7 @@ pub fn content_hash(doc: &PrescriptionDoc) -> String {
     };
     // Serializing plain fields cannot fail.
     let json = serde_json::to_string(&canonical).unwrap_or_default();
-    Sha256::digest(json.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex::encode(Sha256::digest(json.as_bytes()))
 }
 
 /// The prescription as the caller sees it, screened against `patient` now.

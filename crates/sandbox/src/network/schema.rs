@@ -2,14 +2,16 @@
 //! `patient`, `prescription`, `order`: the permission checked from the input's shape
 //! alone by `access.rs`, then a link-layer fault answered if one was chosen, then the
 //! call run by `call.rs` in the record's module), built
-//! once with the limits of `crate::graphql`. [`sdl`] is what
+//! once with the limits of `crate::graphql` — twice in fact: [`SCHEMA`] with all of
+//! async-graphql's validation rules, [`CHECKED`] for the requests `strict.rs` has
+//! already checked whole. [`sdl`] is what
 //! `crates/sandbox/schema.graphql` holds.
 
 use std::sync::LazyLock;
 
-use async_graphql::{Context, EmptySubscription, Object, Schema};
+use async_graphql::{Context, EmptySubscription, Object, Schema, ValidationMode};
 
-use super::call::{injected_fault, parts, run, traced_refusal};
+use super::call::{Work, injected_fault, parts, run, traced_refusal};
 use super::types::{
     ChangeSet, OperationError, OrderInput, OrderResult, PatientInput, PatientResult,
     PrescriptionInput, PrescriptionResult, RequestMetadata,
@@ -19,17 +21,28 @@ use crate::graphql;
 
 pub type NetworkSchema = Schema<Query, Mutation, EmptySubscription>;
 
-pub(super) static SCHEMA: LazyLock<NetworkSchema> = LazyLock::new(|| {
+/// The schema, validating every request with all of async-graphql's rules.
+pub(super) static SCHEMA: LazyLock<NetworkSchema> = LazyLock::new(|| build(ValidationMode::Strict));
+
+/// The same schema for requests `strict.rs` has checked whole (the document
+/// validated by apollo-compiler, the variables coerced against it): of
+/// async-graphql's validation it keeps only what strict validation does not
+/// do — the limits (depth, complexity) and its own checks of uploads and
+/// fragment cycles.
+pub(super) static CHECKED: LazyLock<NetworkSchema> = LazyLock::new(|| build(ValidationMode::Fast));
+
+fn build(validation: ValidationMode) -> NetworkSchema {
     Schema::build(Query, Mutation, EmptySubscription)
         .register_output_type::<ChangeSet>()
         .register_output_type::<OperationError>()
         .register_output_type::<types::CatalogEntityKind>()
+        .validation_mode(validation)
         .limit_depth(graphql::MAX_DEPTH)
         .limit_complexity(graphql::MAX_COMPLEXITY)
         .limit_recursive_depth(64)
         .limit_directives(16)
         .finish()
-});
+}
 
 /// The schema in GraphQL SDL: what `crates/sandbox/schema.graphql` holds.
 pub fn sdl() -> String {
@@ -70,7 +83,8 @@ impl Mutation {
         if let Some(fault) = injected_fault(ctx, "patient", &metadata) {
             return Ok(PatientResult::UpstreamServiceError(fault));
         }
-        let result = run(db, catalog, caller, "patient", &metadata, move |call| {
+        let op = ("patient", Work::get_if(access::patient_is_get(&patient)));
+        let result = run(db, catalog, caller, op, &metadata, move |call| {
             super::patient::run(call, patient)
         })
         .await;
@@ -95,14 +109,13 @@ impl Mutation {
         if let Some(fault) = injected_fault(ctx, "prescription", &metadata) {
             return Ok(PrescriptionResult::UpstreamServiceError(fault));
         }
-        let result = run(
-            db,
-            catalog,
-            caller,
+        let op = (
             "prescription",
-            &metadata,
-            move |call| super::prescription::run(call, prescription),
-        )
+            Work::get_if(access::prescription_is_get(&prescription)),
+        );
+        let result = run(db, catalog, caller, op, &metadata, move |call| {
+            super::prescription::run(call, prescription)
+        })
         .await;
         Ok(result.unwrap_or_else(PrescriptionResult::UpstreamServiceError))
     }
@@ -125,7 +138,8 @@ impl Mutation {
         if let Some(fault) = injected_fault(ctx, "order", &metadata) {
             return Ok(OrderResult::UpstreamServiceError(fault));
         }
-        let result = run(db, catalog, caller, "order", &metadata, move |call| {
+        let op = ("order", Work::get_if(access::order_is_get(&order)));
+        let result = run(db, catalog, caller, op, &metadata, move |call| {
             super::order::run(call, order)
         })
         .await;

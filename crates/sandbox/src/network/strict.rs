@@ -5,17 +5,24 @@
 //!
 //! Clients send the same few documents again and again, so each distinct
 //! document text is checked and parsed once: its verdict and, when valid, the
-//! document as async-graphql parsed it are kept (at most [`CACHE_LIMIT`]
-//! documents) and handed to async-graphql with the request, which then skips
-//! its own parse. async-graphql still validates every request against its
-//! variables and limits. The parsed schema is also what `introspection.rs`
-//! answers `__schema` from.
+//! document as apollo-compiler validated it and as async-graphql parsed it are
+//! kept (at most [`CACHE_LIMIT`] documents). Each request's variables are then
+//! coerced against the types its operation declares ([`Accepted::check_variables`],
+//! the specification's CoerceVariableValues): a value that does not fit refuses
+//! the whole request before any field runs. A request so checked whole
+//! ([`Coverage::Whole`]) has nothing left for async-graphql's own validation
+//! rules to find: it runs on the schema built without them
+//! (`schema::CHECKED`: only the limits — depth, complexity — are computed), with
+//! async-graphql's parse handed on so it is not parsed again. The parsed schema
+//! is also what `introspection.rs` answers `__schema` from.
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex};
 
+use apollo_compiler::response::JsonMap;
 use apollo_compiler::validation::Valid;
 use async_graphql::parser::types::ExecutableDocument;
+use serde::Deserialize as _;
 
 /// How many distinct documents are kept.
 const CACHE_LIMIT: usize = 512;
@@ -39,18 +46,81 @@ pub(super) fn schema() -> Option<&'static Valid<apollo_compiler::Schema>> {
 /// What is known about one document text.
 #[derive(Debug)]
 struct Checked {
+    /// The first control or text-direction character it holds (a carriage
+    /// return is allowed), if any: then it is not validated.
+    forbidden: Option<char>,
     /// Why it is not valid for the served schema, if it is not.
     problem: Option<String>,
+    /// The document as apollo-compiler validated it (`None` when strict
+    /// checks are off).
+    valid: Option<Valid<apollo_compiler::ExecutableDocument>>,
     /// async-graphql's parse of a valid document.
     parsed: Option<ExecutableDocument>,
 }
 
+/// Why a document is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refused {
+    /// It holds this control or text-direction character.
+    Forbidden(char),
+    /// It is not valid for the served schema: the validator's words.
+    Invalid(String),
+}
+
+/// A document the served schema accepts (or one left unchecked because
+/// strict checks are off).
+#[derive(Debug, Clone)]
+pub struct Accepted(Arc<Checked>);
+
+/// How much of a request strict validation covered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coverage {
+    /// The document and the request's variables: async-graphql's validation
+    /// rules have nothing left to find.
+    Whole,
+    /// Not the variables (strict checks are off, or the operation to run
+    /// could not be told): async-graphql's validation runs as well.
+    DocumentOnly,
+}
+
+impl Accepted {
+    /// async-graphql's parse of the document, to give the request with
+    /// `set_parsed_query` (`None`: let async-graphql parse it and report why not).
+    pub fn parsed(&self) -> Option<ExecutableDocument> {
+        self.0.parsed.clone()
+    }
+
+    /// Coerces `variables` (a JSON object) against the variables operation
+    /// `operation_name` declares. `Err` says which value does not fit.
+    pub fn check_variables(
+        &self,
+        operation_name: Option<&str>,
+        variables: &serde_json::Value,
+    ) -> Result<Coverage, String> {
+        let (Some(schema), Some(document)) = (SCHEMA.as_ref(), self.0.valid.as_ref()) else {
+            return Ok(Coverage::DocumentOnly);
+        };
+        // An unknown operation name, or several operations and none named:
+        // async-graphql answers it in its own words.
+        let Ok(operation) = document.operations.get(operation_name) else {
+            return Ok(Coverage::DocumentOnly);
+        };
+        let values = match variables {
+            serde_json::Value::Null => JsonMap::new(),
+            serde_json::Value::Object(_) => JsonMap::deserialize(variables)
+                .map_err(|_| "The variables are not a JSON object".to_owned())?,
+            _ => return Err("The variables are not a JSON object".to_owned()),
+        };
+        apollo_compiler::request::coerce_variable_values(schema, operation, &values)
+            .map(|_| Coverage::Whole)
+            .map_err(|e| format!("Invalid value: {}", e.message()))
+    }
+}
+
 static DOCUMENTS: LazyLock<Mutex<HashMap<String, Arc<Checked>>>> = LazyLock::new(Mutex::default);
 
-/// The verdict on `query`: `Err` says why it is not a valid document for the
-/// served schema; `Ok` carries async-graphql's parse of it when there is one
-/// (to give the request with `set_parsed_query`).
-pub fn check(query: &str) -> Result<Option<ExecutableDocument>, String> {
+/// The verdict on `query`: `Err` says why it is refused.
+pub fn check(query: &str) -> Result<Accepted, Refused> {
     let checked = {
         let cached = documents().get(query).cloned();
         match cached {
@@ -67,30 +137,51 @@ pub fn check(query: &str) -> Result<Option<ExecutableDocument>, String> {
             }
         }
     };
+    if let Some(c) = checked.forbidden {
+        return Err(Refused::Forbidden(c));
+    }
     match &checked.problem {
-        Some(problem) => Err(problem.clone()),
-        None => Ok(checked.parsed.clone()),
+        Some(problem) => Err(Refused::Invalid(problem.clone())),
+        None => Ok(Accepted(checked)),
     }
 }
 
 fn check_now(query: &str) -> Checked {
-    let problem = SCHEMA.as_ref().and_then(|schema| {
-        apollo_compiler::ExecutableDocument::parse_and_validate(schema, query, "request.graphql")
-            .err()
-            .map(|e| {
-                e.errors
-                    .iter()
-                    .map(|d| d.error.to_string())
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            })
-    });
+    let forbidden = query
+        .chars()
+        .find(|c| super::validate::is_forbidden_char(*c) && *c != '\r');
+    let (valid, problem) = match SCHEMA.as_ref() {
+        _ if forbidden.is_some() => (None, None),
+        None => (None, None),
+        Some(schema) => match apollo_compiler::ExecutableDocument::parse_and_validate(
+            schema,
+            query,
+            "request.graphql",
+        ) {
+            Ok(valid) => (Some(valid), None),
+            Err(e) => (
+                None,
+                Some(
+                    e.errors
+                        .iter()
+                        .map(|d| d.error.to_string())
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                ),
+            ),
+        },
+    };
     // A document async-graphql cannot parse is left to it: it reports its own error.
     let parsed = match problem {
         None => async_graphql::parser::parse_query(query).ok(),
         Some(_) => None,
     };
-    Checked { problem, parsed }
+    Checked {
+        forbidden,
+        problem,
+        valid,
+        parsed,
+    }
 }
 
 fn documents() -> std::sync::MutexGuard<'static, HashMap<String, Arc<Checked>>> {
@@ -109,8 +200,8 @@ mod tests {
     fn a_valid_document_comes_back_parsed_each_time() {
         let query = "query StrictPing { ping }";
 
-        let first = check(query).unwrap().unwrap();
-        let second = check(query).unwrap().unwrap();
+        let first = check(query).unwrap().parsed().unwrap();
+        let second = check(query).unwrap().parsed().unwrap();
 
         assert_eq!(first.operations.iter().count(), 1);
         assert_eq!(
@@ -123,10 +214,72 @@ mod tests {
     fn an_invalid_document_is_refused_each_time_with_the_validator_s_words() {
         let query = "query StrictNoSuchField { noSuchField }";
 
-        let first = check(query).unwrap_err();
+        let Err(Refused::Invalid(first)) = check(query) else {
+            panic!("not refused as invalid");
+        };
         let second = check(query).unwrap_err();
 
         assert!(first.contains("noSuchField"), "{first}");
-        assert_eq!(first, second);
+        assert_eq!(Refused::Invalid(first), second);
+    }
+
+    const GET: &str = "mutation StrictGet($patient: PatientInput!, $metadata: RequestMetadata!) { \
+        patient(patient: $patient, metadata: $metadata) { __typename } }";
+
+    #[test]
+    fn variables_that_fit_their_declared_types_cover_the_whole_request() {
+        let variables = serde_json::json!({
+            "patient": { "id": "pat_1" },
+            "metadata": { "source": "DIRECT_API" },
+        });
+
+        let coverage = check(GET).unwrap().check_variables(None, &variables);
+
+        assert_eq!(coverage, Ok(Coverage::Whole));
+    }
+
+    #[test]
+    fn a_variable_that_does_not_fit_its_type_is_refused_with_the_coercion_s_words() {
+        let missing_metadata = serde_json::json!({ "patient": { "id": "pat_1" } });
+        let not_an_enum = serde_json::json!({
+            "patient": { "demographic": { "sex": "SOMETIMES" } },
+            "metadata": { "source": "DIRECT_API" },
+        });
+        let unknown_field = serde_json::json!({
+            "patient": { "id": "pat_1", "nickname": "Gigi" },
+            "metadata": { "source": "DIRECT_API" },
+        });
+        let accepted = check(GET).unwrap();
+
+        let refusals: Vec<String> = [missing_metadata, not_an_enum, unknown_field]
+            .iter()
+            .map(|v| accepted.check_variables(None, v).unwrap_err())
+            .collect();
+
+        assert!(refusals[0].contains("metadata"), "{}", refusals[0]);
+        assert!(refusals[1].contains("sex"), "{}", refusals[1]);
+        assert!(refusals[2].contains("nickname"), "{}", refusals[2]);
+    }
+
+    #[test]
+    fn an_operation_that_cannot_be_told_is_left_to_async_graphql() {
+        let variables = serde_json::json!({});
+
+        let coverage = check(GET)
+            .unwrap()
+            .check_variables(Some("NoSuchOperation"), &variables);
+
+        assert_eq!(coverage, Ok(Coverage::DocumentOnly));
+    }
+
+    #[test]
+    fn a_document_holding_a_control_character_is_refused_for_it_each_time() {
+        let query = "query StrictBell { ping } # \u{7}";
+
+        let first = check(query).unwrap_err();
+        let second = check(query).unwrap_err();
+
+        assert_eq!(first, Refused::Forbidden('\u{7}'));
+        assert_eq!(second, first);
     }
 }

@@ -3,11 +3,15 @@
 //!
 //! The database is opened once per sandbox (a file under `--data` in WAL mode, or
 //! `:memory:`). All access goes through [`Db::call`], which runs a closure on a
-//! blocking thread with the one connection locked: every closure is therefore a
-//! serialized unit, and a closure that opens a transaction makes its state change
-//! atomic. The records' SQL lives in [`records`]; the authorization server's own
-//! tables are read and written by `auth/db.rs` and `fixture/apply.rs`, through the
-//! same [`Db::call`].
+//! blocking thread with the one connection locked, or [`Db::read`], which runs a
+//! short read on the calling thread when the connection is free (and as
+//! [`Db::call`] does when it is not), or [`Db::write`], a Network API call
+//! that may write: as [`Db::read`] in memory, as [`Db::call`] on disk. Every
+//! closure is therefore a serialized unit, and a closure that opens a
+//! transaction makes its state change atomic.
+//! The records' SQL lives in [`records`]; the authorization server's own tables
+//! are read and written by `auth/db.rs` and `fixture/apply.rs`, through the same
+//! [`Db::call`].
 
 pub mod records;
 
@@ -56,6 +60,8 @@ pub enum StoreError {
 #[derive(Clone)]
 pub struct Db {
     conn: Arc<Mutex<Connection>>,
+    /// `:memory:`: nothing it does waits on a disk.
+    in_memory: bool,
 }
 
 impl std::fmt::Debug for Db {
@@ -75,14 +81,14 @@ impl Db {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         Self::prepare(&mut conn)?;
-        Ok(Self::wrap(conn))
+        Ok(Self::wrap(conn, false))
     }
 
     /// Opens a fresh in-memory database and migrates it.
     pub fn open_in_memory() -> Result<Self, StoreError> {
         let mut conn = Connection::open_in_memory()?;
         Self::prepare(&mut conn)?;
-        Ok(Self::wrap(conn))
+        Ok(Self::wrap(conn, true))
     }
 
     fn prepare(conn: &mut Connection) -> Result<(), StoreError> {
@@ -92,13 +98,16 @@ impl Db {
         Ok(())
     }
 
-    fn wrap(conn: Connection) -> Self {
+    fn wrap(conn: Connection, in_memory: bool) -> Self {
         Self {
             conn: Arc::new(Mutex::new(conn)),
+            in_memory,
         }
     }
 
     /// Runs `f` with exclusive use of the connection on a blocking thread.
+    /// For work that may wait on the disk or take long (writes, scans):
+    /// the async runtime's threads go on serving meanwhile.
     pub async fn call<F, R>(&self, f: F) -> Result<R, StoreError>
     where
         F: FnOnce(&mut Connection) -> Result<R, StoreError> + Send + 'static,
@@ -114,6 +123,56 @@ impl Db {
         })
         .await
         .map_err(|_| StoreError::Worker)?
+    }
+}
+
+impl Db {
+    /// Runs `f` with exclusive use of the connection, on the calling thread
+    /// when the connection is free, else on a blocking thread as [`Db::call`]
+    /// does. For short reads (a Get by id: one indexed row): handing them to a
+    /// blocking thread and waking the caller again costs more than the read.
+    /// A panic in `f` is [`StoreError::Worker`], as it is in [`Db::call`].
+    pub async fn read<F, R>(&self, f: F) -> Result<R, StoreError>
+    where
+        F: FnOnce(&mut Connection) -> Result<R, StoreError> + Send + 'static,
+        R: Send + 'static,
+    {
+        match self.try_here(f) {
+            Ok(answer) => answer,
+            Err(f) => self.call(f).await,
+        }
+    }
+
+    /// One Network API call that may write: as [`Db::read`] when the database
+    /// is in memory — a write there waits on no disk, and the hop to a
+    /// blocking thread cost a signature more than its write — and as
+    /// [`Db::call`] on disk, where a commit may wait for a checkpoint's sync.
+    pub async fn write<F, R>(&self, f: F) -> Result<R, StoreError>
+    where
+        F: FnOnce(&mut Connection) -> Result<R, StoreError> + Send + 'static,
+        R: Send + 'static,
+    {
+        if self.in_memory {
+            self.read(f).await
+        } else {
+            self.call(f).await
+        }
+    }
+
+    /// `f` run now on this thread if the connection is free; `Err(f)` when
+    /// another closure holds it.
+    fn try_here<F, R>(&self, f: F) -> Result<Result<R, StoreError>, F>
+    where
+        F: FnOnce(&mut Connection) -> Result<R, StoreError>,
+    {
+        let mut guard = match self.conn.try_lock() {
+            Ok(guard) => guard,
+            // As in `call`: SQLite rolled back what the panicking closure left open.
+            Err(std::sync::TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return Err(f),
+        };
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut guard)));
+        Ok(ran.unwrap_or(Err(StoreError::Worker)))
     }
 }
 
@@ -138,6 +197,93 @@ fn private_file(path: &Path) -> std::io::Result<()> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[tokio::test]
+    async fn a_read_runs_on_the_calling_thread_when_the_connection_is_free() {
+        let db = Db::open_in_memory().unwrap();
+        let caller = std::thread::current().id();
+
+        let (ran_on, one) = db
+            .read(|conn| {
+                let one: i64 = conn.query_row("SELECT 1", [], |r| r.get(0))?;
+                Ok((std::thread::current().id(), one))
+            })
+            .await
+            .unwrap();
+
+        assert_eq!(ran_on, caller);
+        assert_eq!(one, 1);
+    }
+
+    #[tokio::test]
+    async fn a_read_waits_on_a_blocking_thread_while_another_closure_holds_the_connection() {
+        let db = Db::open_in_memory().unwrap();
+        let (held, release) = (
+            std::sync::Arc::new(std::sync::Barrier::new(2)),
+            std::sync::mpsc::channel::<()>(),
+        );
+        let (release_tx, release_rx) = release;
+        let holder = {
+            let (db, held) = (db.clone(), std::sync::Arc::clone(&held));
+            tokio::spawn(async move {
+                db.call(move |_| {
+                    held.wait();
+                    let _ = release_rx.recv();
+                    Ok(())
+                })
+                .await
+            })
+        };
+        tokio::task::spawn_blocking(move || held.wait())
+            .await
+            .unwrap();
+        let caller = std::thread::current().id();
+
+        let read = db.read(|_| Ok(std::thread::current().id()));
+        let released = async {
+            release_tx.send(()).unwrap();
+        };
+        let (ran_on, ()) = tokio::join!(read, released);
+
+        assert_ne!(ran_on.unwrap(), caller);
+        holder.await.unwrap().unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_write_runs_on_the_calling_thread_in_memory_and_on_a_blocking_thread_on_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let (memory, disk) = (
+            Db::open_in_memory().unwrap(),
+            Db::open_file(dir.path()).unwrap(),
+        );
+        let caller = std::thread::current().id();
+        let write = |conn: &mut Connection| {
+            conn.execute_batch("CREATE TABLE written (n INTEGER); INSERT INTO written VALUES (1)")?;
+            Ok(std::thread::current().id())
+        };
+
+        let in_memory = memory.write(write).await.unwrap();
+        let on_disk = disk.write(write).await.unwrap();
+
+        assert_eq!(in_memory, caller);
+        assert_ne!(on_disk, caller);
+    }
+
+    #[tokio::test]
+    async fn a_read_that_panics_is_a_worker_error_and_the_connection_still_serves() {
+        let db = Db::open_in_memory().unwrap();
+
+        let panicked = db
+            .read(|_| -> Result<(), StoreError> { panic!("boom") })
+            .await;
+        let after: i64 = db
+            .read(|conn| Ok(conn.query_row("SELECT 2", [], |r| r.get(0))?))
+            .await
+            .unwrap();
+
+        assert!(matches!(panicked, Err(StoreError::Worker)), "{panicked:?}");
+        assert_eq!(after, 2);
+    }
 
     #[test]
     fn migrations_are_valid() {

@@ -1,0 +1,94 @@
+//! A fixed number of the API figure's patient Gets, for counting instructions
+//! where the figure's timed runs are too noisy to tell a few per cent apart:
+//!
+//! ```sh
+//! cargo build --release -p rxdesk-bench --examples
+//! valgrind --tool=callgrind --callgrind-out-file=get.out \
+//!   target/release/examples/api_calls sandbox 2000 target/bench/api-calls
+//! ```
+//!
+//! `sandbox` sends the Gets to an on-disk sandbox in DIR (created on first
+//! use, its signing key kept, so that runs differ only by their Gets), `bare` to
+//! the bench's bare handler answering the same bytes; 8 workers share N Gets.
+//! Two runs with different N give the instructions of one Get as the
+//! difference of their totals over the difference of N (set-up cancels out).
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use axum::body::Bytes;
+use rxdesk_bench::{api, network};
+use rxdesk_e2e::services;
+
+const WORKERS: usize = 8;
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [mode, n, dir] = args.as_slice() else {
+        bail!("usage: api_calls sandbox|bare N DIR");
+    };
+    let n: usize = n.parse().context("N is a number of Gets")?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(run(mode, n, PathBuf::from(dir)))
+}
+
+async fn run(mode: &str, n: usize, dir: PathBuf) -> Result<()> {
+    let http = api::load_client()?;
+    let sandbox = rxdesk_sandbox::Sandbox::start(rxdesk_sandbox::Config {
+        storage: rxdesk_sandbox::Storage::Data(dir),
+        ..rxdesk_sandbox::Config::in_memory()
+    })
+    .await?;
+    let origin = sandbox.url().clone();
+    let token = services::machine_token(&http, &origin, network::MAPLE_BACKEND).await?;
+    let patient = network::add_patient(&http, &origin, &token, ("Imogen", "Throughput")).await?;
+    let body = Bytes::from(serde_json::to_vec(&network::get_patient_body(&patient))?);
+    let graphql = origin.join("/graphql")?;
+    let answer = http
+        .post(graphql.clone())
+        .bearer_auth(&token)
+        .header("content-type", "application/json")
+        .body(body.clone())
+        .send()
+        .await?
+        .bytes()
+        .await?;
+    let url = match mode {
+        "sandbox" => graphql,
+        "bare" => {
+            let bare = api::bare_handler(answer).await?;
+            url::Url::parse(&format!("http://{bare}/graphql"))?
+        }
+        other => bail!("no mode {other}: sandbox or bare"),
+    };
+    let mut workers = tokio::task::JoinSet::new();
+    for w in 0..WORKERS {
+        let share = n / WORKERS + usize::from(w < n % WORKERS);
+        let (http, url, token, body) = (http.clone(), url.clone(), token.clone(), body.clone());
+        workers.spawn(async move {
+            for _ in 0..share {
+                let answer = http
+                    .post(url.clone())
+                    .bearer_auth(&token)
+                    .header("content-type", "application/json")
+                    .body(body.clone())
+                    .send()
+                    .await?;
+                if !answer.status().is_success() {
+                    bail!("{url} answered {}", answer.status());
+                }
+                answer.bytes().await?;
+            }
+            anyhow::Ok(())
+        });
+    }
+    while let Some(done) = workers.join_next().await {
+        done??;
+    }
+    sandbox.shutdown().await;
+    println!("{n} Gets sent to {mode}");
+    Ok(())
+}
