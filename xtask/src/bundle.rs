@@ -259,7 +259,7 @@ fn check_rpm(rpm: &Path) -> Result<()> {
         "rpm -qp --requires",
         Command::new("rpm").args(["-qp", "--requires"]).arg(rpm),
     )?;
-    for need in ["xdg-utils", "libwebkit2gtk-4.1.so.0"] {
+    for need in ["xdg-utils", "libwebkit2gtk-4.1.so.0", "libsqlite3.so.0"] {
         ensure!(
             requires.lines().any(|l| l.trim().starts_with(need)),
             "the .rpm does not require {need}: {requires}"
@@ -296,7 +296,7 @@ fn check_deb_metadata(deb: &Path) -> Result<Vec<PathBuf>> {
     );
     let depends = field("Depends")?;
     eprintln!("Depends: {depends}");
-    for need in ["xdg-utils", "libwebkit2gtk-4.1-0"] {
+    for need in ["xdg-utils", "libwebkit2gtk-4.1-0", "libsqlite3-0"] {
         ensure!(depends.contains(need), "the .deb does not depend on {need}");
     }
     ensure!(
