@@ -49,6 +49,8 @@ pub fn layout(root: &Path) -> Result<Layout> {
         app,
         sandbox: from_env("RXDESK_E2E_SANDBOX", beside.join("rxdesk-sandbox")),
         browser: beside.join("e2e-browser"),
+        // The bench runs no journey that needs a clinic backend.
+        webhook_receiver: beside.join("examples").join("webhook_receiver"),
         fixture: root.join("tests/fixtures/e2e.toml"),
         out: root.join("target/bench/e2e"),
         profile_dir: beside,

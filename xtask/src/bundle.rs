@@ -39,6 +39,11 @@ pub const TRAINING: Variant = Variant {
     overlay: Some("src-tauri/tauri.training.conf.json"),
 };
 
+/// The cargo profile installers are built with (the root `Cargo.toml`: the
+/// release profile optimised for size at link time); the CLI then leaves the
+/// binary and bundles under `target/<PROFILE>/`.
+pub const PROFILE: &str = "installer";
+
 /// The Debian package name Tauri derives from the product name "Rx Desk".
 const PACKAGE: &str = "rx-desk";
 /// The desktop entry the package installs (named after the product).
@@ -99,15 +104,15 @@ pub fn installers_dir(variant: Variant) -> PathBuf {
     root().join("target").join("installers").join(variant.name)
 }
 
-/// Builds the release app of `variant` and its `.deb` and `.rpm` with the
-/// Tauri CLI, then moves them to [`installers_dir`].
+/// Builds the app of `variant` with the installer [`PROFILE`] and its `.deb`
+/// and `.rpm` with the Tauri CLI, then moves them to [`installers_dir`].
 pub fn build(variant: Variant) -> Result<Installers> {
     ensure_packages(BUILD_PACKAGES)?;
     let cli = root().join("ui/node_modules/.bin/tauri");
     if !cli.exists() {
         step("npm ci (ui)", npm(&["ci", "--no-audit", "--no-fund"]))?;
     }
-    let bundle_dir = root().join("target/release/bundle");
+    let bundle_dir = root().join("target").join(PROFILE).join("bundle");
     for kind in ["deb", "rpm"] {
         let dir = bundle_dir.join(kind);
         if dir.exists() {
@@ -124,6 +129,8 @@ pub fn build(variant: Variant) -> Result<Installers> {
     tauri.args([
         "--",
         "--locked",
+        "--profile",
+        PROFILE,
         "--no-default-features",
         "--features",
         variant.features,
