@@ -19,12 +19,27 @@ pub const NAME: &str = "empty-app";
 pub const HEADING: &str = "Empty Tauri app";
 /// The cargo profile the installers are built with (`cargo xtask bundle`).
 pub const PROFILE: &str = "installer";
+/// The linker's map of its binary, in its directory.
+const MAP: &str = "empty-app.map";
 
 /// The built reference.
 #[derive(Debug, Clone)]
 pub struct EmptyApp {
     pub binary: PathBuf,
     pub deb: PathBuf,
+    /// The linker's map of the binary (its build script asks for it).
+    pub map: PathBuf,
+}
+
+impl EmptyApp {
+    /// A prebuilt empty app: its `.deb` and map beside it, with its stem.
+    pub fn prebuilt(binary: PathBuf) -> Self {
+        Self {
+            deb: binary.with_extension("deb"),
+            map: binary.with_extension("map"),
+            binary,
+        }
+    }
 }
 
 /// Generates, builds and bundles the empty app.
@@ -80,6 +95,7 @@ pub fn build(root: &Path) -> Result<EmptyApp> {
     Ok(EmptyApp {
         binary: target.join(PROFILE).join(NAME),
         deb: deb.with_context(|| format!("no {NAME} .deb in {}", bundled.display()))?,
+        map: dir.join(MAP),
     })
 }
 
@@ -109,9 +125,15 @@ fn generate(root: &Path, dir: &Path) -> Result<()> {
              {profile}"
         ),
     )?;
+    // The linker's map, as Rx Desk's build script writes one for the
+    // installer build: where each binary's bytes go.
     std::fs::write(
         dir.join("build.rs"),
-        "fn main() {\n    tauri_build::build();\n}\n",
+        format!(
+            "fn main() {{\n    println!(\"cargo:rustc-link-arg-bins=-Wl,-Map={{}}\", {:?});\n    \
+             tauri_build::build();\n}}\n",
+            dir.join(MAP).display().to_string()
+        ),
     )?;
     std::fs::write(
         dir.join("src/main.rs"),

@@ -7,6 +7,7 @@
 pub mod api;
 pub mod empty_app;
 pub mod gui;
+pub mod link_map;
 pub mod machine;
 pub mod machine_tokens;
 pub mod memory;

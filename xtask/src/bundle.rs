@@ -44,6 +44,11 @@ pub const TRAINING: Variant = Variant {
 /// binary and bundles under `target/<PROFILE>/`.
 pub const PROFILE: &str = "installer";
 
+/// The linker's map of the binary, beside the installers (`src-tauri/build.rs`
+/// writes it when `RXDESK_LINK_MAP` names it): where the bench finds what the
+/// binary is made of.
+pub const LINK_MAP: &str = "rxdesk.map";
+
 /// The Debian package name Tauri derives from the product name "Rx Desk".
 const PACKAGE: &str = "rx-desk";
 /// The desktop entry the package installs (named after the product).
@@ -119,9 +124,11 @@ pub fn build(variant: Variant) -> Result<Installers> {
             std::fs::remove_dir_all(&dir).with_context(|| format!("emptying {}", dir.display()))?;
         }
     }
+    let link_map = root().join("target").join(PROFILE).join(LINK_MAP);
     let mut tauri = Command::new(&cli);
     tauri
         .current_dir(root())
+        .env("RXDESK_LINK_MAP", &link_map)
         .args(["build", "--ci", "--bundles", "deb,rpm"]);
     if let Some(overlay) = variant.overlay {
         tauri.args(["--config", overlay]);
@@ -147,6 +154,9 @@ pub fn build(variant: Variant) -> Result<Installers> {
     std::fs::create_dir_all(&out)?;
     let deb = move_single(&bundle_dir.join("deb"), "deb", &out)?;
     let rpm = move_single(&bundle_dir.join("rpm"), "rpm", &out)?;
+    // A binary linked without a change keeps its map from an earlier build.
+    std::fs::copy(&link_map, out.join(LINK_MAP))
+        .with_context(|| format!("no linker map at {}", link_map.display()))?;
     Ok(Installers { deb, rpm })
 }
 
