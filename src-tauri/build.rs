@@ -52,9 +52,25 @@ fn track_ui_dist() {
     println!("cargo:rustc-env=RXDESK_UI_STAMP={:016x}", hasher.finish());
 }
 
+/// `RXDESK_LINK_MAP=FILE` (set by `cargo xtask bundle`): the linker writes
+/// its map of the `rxdesk` binary there — every function and constant kept,
+/// with its size and the library it came from. The installed binary carries no
+/// symbols; the map is how `rxdesk-bench` says where the installer's bytes go.
+fn link_map() {
+    println!("cargo:rerun-if-env-changed=RXDESK_LINK_MAP");
+    let linux = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
+    if let Some(path) = std::env::var_os("RXDESK_LINK_MAP").filter(|_| linux) {
+        println!(
+            "cargo:rustc-link-arg-bin=rxdesk=-Wl,-Map={}",
+            std::path::Path::new(&path).display()
+        );
+    }
+}
+
 fn main() {
     ensure_ui_dist();
     track_ui_dist();
+    link_map();
     let attributes = tauri_build::Attributes::new()
         .app_manifest(tauri_build::AppManifest::new().commands(COMMANDS));
     if let Err(e) = tauri_build::try_build(attributes) {

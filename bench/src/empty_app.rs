@@ -1,10 +1,12 @@
 //! The reference app: an empty Tauri 2 app generated under
 //! `target/bench/empty-app/` — the Tauri version of the workspace's
 //! `Cargo.lock` (copied in, so every shared crate resolves alike), the
-//! workspace's icons, a one-heading `index.html`, the workspace's release
-//! profile — built and bundled as a `.deb` by the same Tauri CLI (the UI's
-//! locked `@tauri-apps/cli`) into the workspace's target dir, so compiled
-//! dependencies whose features match are reused.
+//! workspace's icons, a one-heading `index.html`, the workspace's installer
+//! profile ([`PROFILE`], with the release profile it inherits) — built with
+//! that profile and bundled as a `.deb` by the same Tauri CLI (the UI's locked
+//! `@tauri-apps/cli`) into the workspace's target dir, so compiled
+//! dependencies whose features match are reused. Same profile, same Tauri: the
+//! size ratio measures what Rx Desk's features cost.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -15,12 +17,29 @@ use anyhow::{Context, Result, bail};
 pub const NAME: &str = "empty-app";
 /// The heading its window shows.
 pub const HEADING: &str = "Empty Tauri app";
+/// The cargo profile the installers are built with (`cargo xtask bundle`).
+pub const PROFILE: &str = "installer";
+/// The linker's map of its binary, in its directory.
+const MAP: &str = "empty-app.map";
 
 /// The built reference.
 #[derive(Debug, Clone)]
 pub struct EmptyApp {
     pub binary: PathBuf,
     pub deb: PathBuf,
+    /// The linker's map of the binary (its build script asks for it).
+    pub map: PathBuf,
+}
+
+impl EmptyApp {
+    /// A prebuilt empty app: its `.deb` and map beside it, with its stem.
+    pub fn prebuilt(binary: PathBuf) -> Self {
+        Self {
+            deb: binary.with_extension("deb"),
+            map: binary.with_extension("map"),
+            binary,
+        }
+    }
 }
 
 /// Generates, builds and bundles the empty app.
@@ -37,7 +56,15 @@ pub fn build(root: &Path) -> Result<EmptyApp> {
         dir.display()
     );
     let status = Command::new(&cli)
-        .args(["build", "--bundles", "deb", "--ci"])
+        .args([
+            "build",
+            "--bundles",
+            "deb",
+            "--ci",
+            "--",
+            "--profile",
+            PROFILE,
+        ])
         .current_dir(&dir)
         .env("CARGO_TARGET_DIR", &target)
         .status()
@@ -47,7 +74,7 @@ pub fn build(root: &Path) -> Result<EmptyApp> {
     }
     // Out of the shared bundle dir at once: the app's own bundling collects
     // what it finds there.
-    let bundled = target.join("release/bundle/deb");
+    let bundled = target.join(PROFILE).join("bundle/deb");
     let out = dir.join("out");
     std::fs::create_dir_all(&out)?;
     let mut deb = None;
@@ -66,8 +93,9 @@ pub fn build(root: &Path) -> Result<EmptyApp> {
         }
     }
     Ok(EmptyApp {
-        binary: target.join("release").join(NAME),
+        binary: target.join(PROFILE).join(NAME),
         deb: deb.with_context(|| format!("no {NAME} .deb in {}", bundled.display()))?,
+        map: dir.join(MAP),
     })
 }
 
@@ -79,7 +107,7 @@ fn generate(root: &Path, dir: &Path) -> Result<()> {
         locked_version(&lock, "tauri-build").context("no tauri-build in Cargo.lock")?;
     let workspace: toml::Table =
         toml::from_str(&std::fs::read_to_string(root.join("Cargo.toml"))?)?;
-    let profile = release_profile(&workspace)?;
+    let profile = profiles(&workspace)?;
 
     for sub in ["src", "dist", "icons"] {
         std::fs::create_dir_all(dir.join(sub))?;
@@ -97,9 +125,15 @@ fn generate(root: &Path, dir: &Path) -> Result<()> {
              {profile}"
         ),
     )?;
+    // The linker's map, as Rx Desk's build script writes one for the
+    // installer build: where each binary's bytes go.
     std::fs::write(
         dir.join("build.rs"),
-        "fn main() {\n    tauri_build::build();\n}\n",
+        format!(
+            "fn main() {{\n    println!(\"cargo:rustc-link-arg-bins=-Wl,-Map={{}}\", {:?});\n    \
+             tauri_build::build();\n}}\n",
+            dir.join(MAP).display().to_string()
+        ),
     )?;
     std::fs::write(
         dir.join("src/main.rs"),
@@ -162,18 +196,19 @@ pub fn locked_version(lock: &str, name: &str) -> Option<String> {
     None
 }
 
-/// The workspace's `[profile.release]` (with its per-package overrides) as
-/// TOML to append, or nothing when it has none.
-pub fn release_profile(workspace: &toml::Table) -> Result<String> {
-    let Some(release) = workspace
-        .get("profile")
-        .and_then(|p| p.get("release"))
-        .cloned()
-    else {
-        return Ok(String::new());
-    };
+/// The workspace's `[profile.release]` and `[profile.installer]` (with their
+/// per-package overrides) as TOML to append. The installer profile must be
+/// there: the empty app is built with it.
+pub fn profiles(workspace: &toml::Table) -> Result<String> {
     let mut profile = toml::Table::new();
-    profile.insert("release".into(), release);
+    for name in ["release", PROFILE] {
+        if let Some(table) = workspace.get("profile").and_then(|p| p.get(name)) {
+            profile.insert(name.into(), table.clone());
+        }
+    }
+    if !profile.contains_key(PROFILE) {
+        bail!("the workspace's Cargo.toml has no [profile.{PROFILE}]");
+    }
     let mut outer = toml::Table::new();
     outer.insert("profile".into(), toml::Value::Table(profile));
     Ok(format!("\n{}", toml::to_string(&outer)?))
@@ -196,16 +231,42 @@ mod tests {
     }
 
     #[test]
-    fn the_release_profile_is_copied_and_none_is_nothing() {
+    fn the_release_and_installer_profiles_are_copied_and_nothing_else() {
         let with: toml::Table = toml::from_str(
-            "[profile.release]\nlto = true\nstrip = true\n[profile.dev]\ndebug = 0\n",
+            "[profile.release]\nstrip = true\n[profile.installer]\ninherits = \"release\"\nlto = true\n[profile.dev]\ndebug = 0\n",
         )
         .unwrap();
-        let copied = release_profile(&with).unwrap();
-        assert!(copied.contains("[profile.release]"), "{copied}");
-        assert!(copied.contains("lto = true"), "{copied}");
-        assert!(!copied.contains("debug"), "{copied}");
-        let without: toml::Table = toml::from_str("[profile.dev]\ndebug = 0\n").unwrap();
-        assert_eq!(release_profile(&without).unwrap(), "");
+
+        let copied = profiles(&with).unwrap();
+
+        let parsed: toml::Table = toml::from_str(&copied).unwrap();
+        assert_eq!(parsed["profile"]["release"]["strip"].as_bool(), Some(true));
+        assert_eq!(parsed["profile"]["installer"]["lto"].as_bool(), Some(true));
+        assert!(parsed["profile"].get("dev").is_none(), "{copied}");
+    }
+
+    #[test]
+    fn a_workspace_without_the_installer_profile_is_refused() {
+        let without: toml::Table = toml::from_str("[profile.release]\nstrip = true\n").unwrap();
+
+        assert!(profiles(&without).is_err());
+    }
+
+    #[test]
+    fn the_workspace_builds_installers_with_the_profile_the_empty_app_copies() {
+        let workspace: toml::Table = toml::from_str(
+            &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.toml"))
+                .unwrap(),
+        )
+        .unwrap();
+
+        let installer = &workspace["profile"][PROFILE];
+
+        assert_eq!(installer["inherits"].as_str(), Some("release"));
+        assert!(
+            profiles(&workspace)
+                .unwrap()
+                .contains("[profile.installer]")
+        );
     }
 }

@@ -8,6 +8,7 @@ pub mod api;
 pub mod empty_app;
 pub mod felt;
 pub mod gui;
+pub mod link_map;
 pub mod machine;
 pub mod machine_tokens;
 pub mod memory;

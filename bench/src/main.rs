@@ -94,12 +94,10 @@ fn run(quick: bool, only: Option<&[String]>) -> Result<()> {
         figures.extend(runtime.block_on(gui::felt_figures(&plan, &root))?);
     }
     if wanted("size") || wanted("app") {
-        // A prebuilt empty app (while working on the app's figures); its .deb beside it.
+        // A prebuilt empty app (while working on the app's figures); its .deb
+        // and linker map beside it.
         let empty = match std::env::var_os("RXDESK_BENCH_EMPTY_APP") {
-            Some(binary) => empty_app::EmptyApp {
-                deb: PathBuf::from(&binary).with_extension("deb"),
-                binary: binary.into(),
-            },
+            Some(binary) => empty_app::EmptyApp::prebuilt(binary.into()),
             None => empty_app::build(&root)?,
         };
         if wanted("size") {

@@ -1,14 +1,18 @@
-//! How much a run measures: the full run of the issue (5 runs of everything,
-//! N = 1, 10, 100 drafts) or `--quick` (one run each, N = 1, 10 and 20, ~500 API
-//! calls: it proves every row is produced, its numbers mean little).
+//! How much a run measures: the full run of the issue (5 runs of everything
+//! but cold start, 9; N = 1, 10, 100 drafts) or `--quick` (one run each, N = 1,
+//! 10 and 20, ~500 API calls: it proves every row is produced, its numbers mean
+//! little).
 
 use std::time::Duration;
 
 #[derive(Debug, Clone)]
 pub struct Plan {
     pub quick: bool,
-    /// Runs of every figure (the median is taken over them).
+    /// Runs of every figure (the median is taken over them) but cold start.
     pub runs: usize,
+    /// Cold starts of each app: start-up is the noisiest figure on a shared
+    /// machine, so its median is taken over more runs.
+    pub cold_starts: usize,
     /// How long each load run of the API figure lasts.
     pub api_duration: Duration,
     /// API calls of the machine-token figure.
@@ -24,6 +28,7 @@ impl Plan {
         Self {
             quick: false,
             runs: 5,
+            cold_starts: 9,
             api_duration: Duration::from_secs(4),
             token_calls: 10_000,
             signing: vec![1, 10, 100],
@@ -35,6 +40,7 @@ impl Plan {
         Self {
             quick: true,
             runs: 1,
+            cold_starts: 1,
             api_duration: Duration::from_millis(500),
             token_calls: 512,
             signing: vec![1, 10, 20],

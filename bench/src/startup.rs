@@ -4,14 +4,23 @@
 //! enabled (no session stored); for the empty Tauri app, its window's page
 //! shown. Polled in the page every 5 ms through the same WebDriver session, so
 //! both sides carry the same automation overhead.
+//!
+//! What the time is made of ([`Phases`]): once ready, the page's navigation
+//! timing is read (when the page started loading, when its scripts had run),
+//! and for Rx Desk the start-up lines it logs at `info` ("Rx Desk started":
+//! until the window existed and until the core was ready, before the event
+//! loop runs; "stored session looked up": the first status the UI asks for),
+//! all on the machine's wall clock against the moment the bench asked.
 
 use std::ffi::OsString;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result, bail};
 use fantoccini::Client;
 use rxdesk_e2e::desktop::Driver;
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
 
 /// In the page: whether Rx Desk's first control can take focus.
 pub const RXDESK_READY: &str = "const b = Array.from(document.querySelectorAll('button'))\
@@ -21,6 +30,23 @@ pub const RXDESK_READY: &str = "const b = Array.from(document.querySelectorAll('
 /// In the page: whether the empty app's window shows its page.
 pub const EMPTY_READY: &str = "const h = document.querySelector('h1');\
     return document.readyState !== 'loading' && !!h && h.getClientRects().length > 0;";
+
+/// In the page, once ready: when its navigation started (ms since the Unix
+/// epoch) and, from there, when its document's scripts had run.
+const NAVIGATION: &str = "const n = performance.getEntriesByType('navigation')[0];\
+    return [performance.timeOrigin, n ? n.domContentLoadedEventEnd : -1];";
+
+/// One cold start: how long it took and the page's timing.
+#[derive(Debug, Clone, Copy)]
+pub struct ColdStart {
+    pub ms: f64,
+    /// The session request, ms since the Unix epoch.
+    pub asked_at: f64,
+    /// The page's navigation start, ms since the Unix epoch.
+    pub page_at: f64,
+    /// From the navigation start to `DOMContentLoaded` done, ms.
+    pub scripts_ms: f64,
+}
 
 /// A launch through `tauri-driver`, timed from the session request.
 #[derive(Debug)]
@@ -37,8 +63,9 @@ impl Probe {
         env: &[(String, OsString)],
         log: &Path,
         ready: &str,
-    ) -> Result<(Self, Duration)> {
+    ) -> Result<(Self, Duration, SystemTime)> {
         let driver = Driver::start(env, log).await?;
+        let asked_at = SystemTime::now();
         let started = Instant::now();
         let client = driver.session(app, log).await?;
         let probe = Self {
@@ -48,12 +75,23 @@ impl Probe {
         loop {
             let answer = probe.client()?.execute(ready, vec![]).await;
             if matches!(answer, Ok(serde_json::Value::Bool(true))) {
-                return Ok((probe, started.elapsed()));
+                return Ok((probe, started.elapsed(), asked_at));
             }
             if started.elapsed() > Duration::from_secs(60) {
                 bail!("{} not ready after 60 s ({answer:?})", app.display());
             }
             tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    /// The page's navigation start (ms since the epoch) and its scripts' end
+    /// (ms after that start).
+    pub async fn navigation(&self) -> Result<(f64, f64)> {
+        let answer = self.client()?.execute(NAVIGATION, vec![]).await?;
+        let at = |i: usize| answer.get(i).and_then(serde_json::Value::as_f64);
+        match (at(0), at(1)) {
+            (Some(origin), Some(scripts)) => Ok((origin, scripts)),
+            _ => bail!("no navigation timing in the page: {answer}"),
         }
     }
 
@@ -70,17 +108,203 @@ impl Probe {
     }
 }
 
-/// One cold start of `app` until `ready`, in ms; the app has quit and its
-/// process is gone (within `gone`) when this returns, so the next start is cold.
+/// One cold start of `app` until `ready`; the app has quit and its process
+/// is gone (within `gone`) when this returns, so the next start is cold.
 pub async fn cold_start(
     app: &Path,
     env: &[(String, OsString)],
     log: &Path,
     ready: &str,
     gone: Duration,
-) -> Result<f64> {
-    let (probe, took) = Probe::launch(app, env, log, ready).await?;
+) -> Result<ColdStart> {
+    let (probe, took, asked_at) = Probe::launch(app, env, log, ready).await?;
+    // Read after the timed part: it costs the measurement nothing.
+    let (page_at, scripts_ms) = probe.navigation().await?;
     probe.quit().await?;
     crate::memory::wait_gone(app, gone).await?;
-    Ok(took.as_secs_f64() * 1000.0)
+    Ok(ColdStart {
+        ms: took.as_secs_f64() * 1000.0,
+        asked_at: unix_ms(asked_at),
+        page_at,
+        scripts_ms,
+    })
+}
+
+fn unix_ms(at: SystemTime) -> f64 {
+    at.duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+}
+
+/// What Rx Desk logged about one start: the wall-clock time (ms since the
+/// epoch) of its "Rx Desk started" line with the phases it carries, and of
+/// its first "stored session looked up".
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Logged {
+    pub started_at: f64,
+    pub window_ms: f64,
+    pub ready_ms: f64,
+    pub status_at: f64,
+}
+
+/// The starts logged in `log` (the app's log file text), in order: each
+/// "Rx Desk started" line with the first "stored session looked up" after it.
+pub fn logged_starts(log: &str) -> Vec<Logged> {
+    let mut starts: Vec<Logged> = Vec::new();
+    let mut waiting = false;
+    for line in log.lines() {
+        let Some(at) = line
+            .split_whitespace()
+            .next()
+            .and_then(|t| OffsetDateTime::parse(t, &Rfc3339).ok())
+            .map(|t| t.unix_timestamp_nanos() as f64 / 1e6)
+        else {
+            continue;
+        };
+        let field = |name: &str| -> Option<f64> {
+            line.split_whitespace()
+                .find_map(|w| w.strip_prefix(&format!("{name}=")))
+                .and_then(|v| v.parse().ok())
+        };
+        if line.contains("Rx Desk started") {
+            if let (Some(window_ms), Some(ready_ms)) = (field("window_ms"), field("ready_ms")) {
+                starts.push(Logged {
+                    started_at: at,
+                    window_ms,
+                    ready_ms,
+                    status_at: f64::NAN,
+                });
+                waiting = true;
+            }
+        } else if waiting
+            && line.contains("stored session looked up")
+            && let Some(last) = starts.last_mut()
+        {
+            last.status_at = at;
+            waiting = false;
+        }
+    }
+    starts
+}
+
+/// Where a cold start's time went, in ms; medians over runs make the note.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Phases {
+    /// The request until the process's `main` (spawn, dynamic loading).
+    pub to_main: f64,
+    /// `main` until the window existed (Tauri, GTK, the webview).
+    pub window: f64,
+    /// Until the core was ready (keyring, index, links), before the event loop.
+    pub core: f64,
+    /// Until the page started loading (the event loop, the web process).
+    pub to_page: f64,
+    /// Until the page's scripts had run.
+    pub scripts: f64,
+    /// Until the first status was answered (IPC, the stored session looked up).
+    pub status: f64,
+    /// Until the first control was focusable (rendering, the 5 ms poll).
+    pub shown: f64,
+}
+
+impl Phases {
+    /// The phases of one start of Rx Desk from the bench's and the app's clocks.
+    pub fn of(start: &ColdStart, logged: &Logged) -> Self {
+        let main_at = logged.started_at - logged.ready_ms;
+        let ready_at = logged.started_at;
+        let scripts_at = start.page_at + start.scripts_ms;
+        Self {
+            to_main: main_at - start.asked_at,
+            window: logged.window_ms,
+            core: logged.ready_ms - logged.window_ms,
+            to_page: start.page_at - ready_at,
+            scripts: start.scripts_ms,
+            status: logged.status_at - scripts_at,
+            shown: start.asked_at + start.ms - logged.status_at,
+        }
+    }
+
+    /// The median of each phase over `all`.
+    pub fn median(all: &[Phases]) -> Option<Phases> {
+        let m = |f: fn(&Phases) -> f64| {
+            crate::stats::percentile(&all.iter().map(f).collect::<Vec<_>>(), 0.5)
+        };
+        Some(Phases {
+            to_main: m(|p| p.to_main)?,
+            window: m(|p| p.window)?,
+            core: m(|p| p.core)?,
+            to_page: m(|p| p.to_page)?,
+            scripts: m(|p| p.scripts)?,
+            status: m(|p| p.status)?,
+            shown: m(|p| p.shown)?,
+        })
+    }
+
+    /// "process start → main 41, …" for the report's note.
+    pub fn describe(&self) -> String {
+        format!(
+            "process start → main {:.0}, window built {:.0}, core ready {:.0} (before the event \
+             loop), page navigation {:.0}, page scripts run {:.0}, first status answered {:.0}, \
+             sign-in button shown {:.0}",
+            self.to_main,
+            self.window,
+            self.core,
+            self.to_page,
+            self.scripts,
+            self.status,
+            self.shown
+        )
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    const LOG: &str = "\
+2026-11-26T22:31:59.711388Z  INFO rxdesk_lib: Rx Desk starting version=\"0.1.0\"
+2026-11-26T22:31:59.746000Z  INFO rxdesk_lib: Rx Desk started window_ms=50 ready_ms=87
+2026-11-26T22:32:00.150000Z  INFO rxdesk_lib::core::session: stored session looked up restore_ms=5
+2026-11-26T22:32:01.000000Z  INFO rxdesk_lib::core::session: stored session looked up restore_ms=1
+2026-11-26T22:32:04.502000Z  INFO rxdesk_lib: Rx Desk started window_ms=65 ready_ms=84
+";
+
+    #[test]
+    fn each_logged_start_takes_the_first_status_after_it() {
+        let starts = logged_starts(LOG);
+
+        assert_eq!(starts.len(), 2);
+        let first = starts[0];
+        assert_eq!((first.window_ms, first.ready_ms), (50.0, 87.0));
+        let epoch_ms = 1_795_732_319_746.0;
+        assert!(
+            (first.started_at - epoch_ms).abs() < 1.0,
+            "{}",
+            first.started_at
+        );
+        assert!((first.status_at - first.started_at - 404.0).abs() < 1.0);
+        assert!(
+            starts[1].status_at.is_nan(),
+            "no status after the second start"
+        );
+    }
+
+    #[test]
+    fn the_phases_add_up_to_the_measured_start() {
+        let logged = logged_starts(LOG)[0];
+        let asked_at = logged.started_at - logged.ready_ms - 40.0;
+        let start = ColdStart {
+            ms: 700.0,
+            asked_at,
+            page_at: logged.started_at + 150.0,
+            scripts_ms: 120.0,
+        };
+
+        let p = Phases::of(&start, &logged);
+
+        assert!((p.to_main - 40.0).abs() < 1e-6);
+        assert_eq!((p.window, p.core), (50.0, 37.0));
+        assert!((p.to_page - 150.0).abs() < 1e-6);
+        let sum = p.to_main + p.window + p.core + p.to_page + p.scripts + p.status + p.shown;
+        assert!((sum - 700.0).abs() < 1e-6, "{p:?}");
+    }
 }

@@ -44,6 +44,14 @@ pub fn figure(dist: &Path) -> Result<Figure> {
     )))
 }
 
+/// Every file under `dist` (what the app embeds), gzipped one by one and summed.
+pub fn dist_gzipped(dist: &Path) -> Result<usize> {
+    walk(dist)?
+        .iter()
+        .map(|file| gzip_len(&std::fs::read(file)?))
+        .sum()
+}
+
 /// The size of `bytes` gzipped at level 6.
 pub fn gzip_len(bytes: &[u8]) -> Result<usize> {
     let mut encoder = GzEncoder::new(Vec::new(), Compression::new(6));

@@ -88,12 +88,27 @@ fn platform_config<R: Runtime>(app: &tauri::AppHandle<R>) -> Result<CoreConfig, 
 /// Hands every `rxdesk://` link the OS gives the app to the core, which tells
 /// the UI (a link only navigates). On Linux and Windows the scheme is
 /// registered for the running binary too, so links work from a development
-/// build; installers register it in their desktop entry.
+/// build; installers register it in their desktop entry. That registration
+/// runs beside start-up, not before it: on Linux it writes a desktop entry and
+/// runs `update-desktop-database` and `xdg-mime`, which held the event loop —
+/// and so the window's page — back by tens of milliseconds at every start.
 fn listen_for_links<R: Runtime>(app: &tauri::App<R>) {
     use tauri_plugin_deep_link::DeepLinkExt as _;
     #[cfg(any(target_os = "linux", windows))]
-    if let Err(e) = app.deep_link().register_all() {
-        tracing::warn!(error = %e, "the rxdesk:// scheme is not registered");
+    {
+        let handle = app.handle().clone();
+        let register = move || {
+            if let Err(e) = handle.deep_link().register_all() {
+                tracing::warn!(error = %e, "the rxdesk:// scheme is not registered");
+            }
+        };
+        let spawned = std::thread::Builder::new()
+            .name("register-links".into())
+            .spawn(register.clone());
+        if let Err(e) = spawned {
+            tracing::debug!(error = %e, "no thread for the link registration: registered now");
+            register();
+        }
     }
     // Started by a link (cold start): the UI takes it with its first status.
     if let Ok(Some(urls)) = app.deep_link().get_current()
@@ -138,8 +153,10 @@ fn policy_max_idle(path: &std::path::Path) -> Option<std::time::Duration> {
 /// Keeps the log file writer alive for the life of the app.
 struct LogGuard(#[allow(dead_code)] Option<tracing_appender::non_blocking::WorkerGuard>);
 
-/// Runs the app.
+/// Runs the app. Logs how long start-up took until the window exists and
+/// until the core is ready (the bench's cold-start note reads it).
 pub fn run() -> Result<(), StartError> {
+    let started = std::time::Instant::now();
     let app = builder(
         tauri::Builder::default()
             // A second launch (the OS opening a `rxdesk://` link, or the user
@@ -156,6 +173,7 @@ pub fn run() -> Result<(), StartError> {
             .plugin(updates::plugin()),
     )
     .build(tauri::generate_context!())?;
+    let window_ms = started.elapsed().as_millis();
     if let Ok(dir) = app.path().app_log_dir() {
         app.manage(LogGuard(logging::init(&dir)));
     }
@@ -164,6 +182,11 @@ pub fn run() -> Result<(), StartError> {
     install_core(&app, config);
     updates::install(&app, policy::system_path());
     listen_for_links(&app);
+    tracing::info!(
+        window_ms,
+        ready_ms = started.elapsed().as_millis(),
+        "Rx Desk started"
+    );
     app.run(|_, _| {});
     Ok(())
 }

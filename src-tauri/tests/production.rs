@@ -3,6 +3,10 @@
 //! demo fixture and published demo secrets. Checked on the dependency graph
 //! cargo resolves for that build; `cargo xtask test` also lints that build.
 //!
+//! On Linux the production app links the system's SQLite (WebKitGTK loads it
+//! anyway) and its packages depend on it; a build with the sandbox compiles
+//! SQLite in, as the sandbox asks.
+//!
 //! The training build ("Rx Desk Training", `--features training`) is another
 //! app to the OS: its own bundle identifier, keyring service and link scheme,
 //! so it never restores or ends a production session and never takes a
@@ -55,6 +59,78 @@ fn a_production_build_has_no_built_in_sandbox() {
         !production.contains("rxdesk-sandbox"),
         "the production build depends on the sandbox"
     );
+}
+
+/// How `libsqlite3-sys` is built for a Linux build of the app with `features`:
+/// its features and who asks for them.
+fn linux_sqlite_features(features: &[&str]) -> String {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let output = Command::new(cargo)
+        .args([
+            "tree",
+            "--offline",
+            "--locked",
+            "-p",
+            "rxdesk",
+            "-e",
+            "features",
+            "--target",
+            "x86_64-unknown-linux-gnu",
+            "-i",
+            "libsqlite3-sys",
+            "--prefix",
+            "none",
+        ])
+        .args(features)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo tree runs");
+    assert!(
+        output.status.success(),
+        "cargo tree failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn the_production_app_links_the_system_sqlite_on_linux() {
+    let production =
+        linux_sqlite_features(&["--no-default-features", "--features", "custom-protocol"]);
+    let development = linux_sqlite_features(&[]);
+
+    assert!(
+        development.contains("libsqlite3-sys feature \"bundled\""),
+        "the check would pass vacuously: the sandbox build links the system's SQLite too"
+    );
+    assert!(
+        production.contains("libsqlite3-sys v"),
+        "the production build has no SQLite at all: {production}"
+    );
+    assert!(
+        !production.contains("feature \"bundled\""),
+        "the production build compiles SQLite in: {production}"
+    );
+}
+
+#[test]
+fn the_linux_packages_depend_on_the_system_sqlite() {
+    let linux = config("tauri.linux.conf.json");
+
+    let depends = |kind: &str| -> Vec<String> {
+        linux
+            .pointer(&format!("/bundle/linux/{kind}/depends"))
+            .and_then(Value::as_array)
+            .map(|list| {
+                list.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+
+    assert!(depends("deb").contains(&"libsqlite3-0".to_owned()));
+    assert!(depends("rpm").contains(&"libsqlite3.so.0()(64bit)".to_owned()));
 }
 
 fn config(name: &str) -> Value {

@@ -34,6 +34,10 @@ pub const KEYRING_SERVICE: &str = "dev.rxdesk.desktop";
 /// The app's bundle identifier: its data, config and cache dirs are named so.
 pub const APP_IDENTIFIER: &str = "dev.rxdesk.desktop";
 
+/// The app's `RUST_LOG` in the journeys: debug logs for whoever reads a failed
+/// run, the noisiest libraries at `info`.
+pub const DEBUG_LOG: &str = "debug,hyper=info,hyper_util=info,zbus=info,tao=info,wry=info";
+
 /// reqwest is built without a crypto provider of its own (the app's client brings
 /// its rustls configuration): the harness and the bench install ring, once per process.
 pub fn install_crypto() {
@@ -65,6 +69,9 @@ pub struct Layout {
     /// The sandboxes' `RUST_LOG`: `debug` for the journeys (their logs are
     /// the evidence of a failure), `info` for the bench (what a network runs at).
     pub sandbox_log: String,
+    /// The app's `RUST_LOG`: [`DEBUG_LOG`] in the journeys; `None` runs it as
+    /// users do (no `RUST_LOG`: `info`), what the bench measures.
+    pub app_log: Option<String>,
 }
 
 impl Layout {
@@ -96,6 +103,7 @@ impl Layout {
             profile_dir,
             link,
             sandbox_log: "debug".to_owned(),
+            app_log: Some(DEBUG_LOG.to_owned()),
         })
     }
 
@@ -230,16 +238,15 @@ impl World {
             (browser::PLAN_ENV.into(), self.plan_path().into()),
             (browser::LOG_ENV.into(), self.browser_log().into()),
             (browser::TMP_ENV.into(), self.browser_scratch().into()),
-            (
-                "RUST_LOG".into(),
-                "debug,hyper=info,hyper_util=info,zbus=info,tao=info,wry=info".into(),
-            ),
             ("RUST_BACKTRACE".into(), "1".into()),
             // No GLib/GTK accessibility bus of its own, no dconf on the real home.
             ("NO_AT_BRIDGE".into(), "1".into()),
             ("GSETTINGS_BACKEND".into(), "memory".into()),
             ("LANG".into(), "C.UTF-8".into()),
         ]);
+        if let Some(filter) = &self.layout.app_log {
+            env.push(("RUST_LOG".into(), filter.into()));
+        }
         env
     }
 

@@ -39,6 +39,16 @@ pub const TRAINING: Variant = Variant {
     overlay: Some("src-tauri/tauri.training.conf.json"),
 };
 
+/// The cargo profile installers are built with (the root `Cargo.toml`: the
+/// release profile optimised for size at link time); the CLI then leaves the
+/// binary and bundles under `target/<PROFILE>/`.
+pub const PROFILE: &str = "installer";
+
+/// The linker's map of the binary, beside the installers (`src-tauri/build.rs`
+/// writes it when `RXDESK_LINK_MAP` names it): where the bench finds what the
+/// binary is made of.
+pub const LINK_MAP: &str = "rxdesk.map";
+
 /// The Debian package name Tauri derives from the product name "Rx Desk".
 const PACKAGE: &str = "rx-desk";
 /// The desktop entry the package installs (named after the product).
@@ -99,24 +109,26 @@ pub fn installers_dir(variant: Variant) -> PathBuf {
     root().join("target").join("installers").join(variant.name)
 }
 
-/// Builds the release app of `variant` and its `.deb` and `.rpm` with the
-/// Tauri CLI, then moves them to [`installers_dir`].
+/// Builds the app of `variant` with the installer [`PROFILE`] and its `.deb`
+/// and `.rpm` with the Tauri CLI, then moves them to [`installers_dir`].
 pub fn build(variant: Variant) -> Result<Installers> {
     ensure_packages(BUILD_PACKAGES)?;
     let cli = root().join("ui/node_modules/.bin/tauri");
     if !cli.exists() {
         step("npm ci (ui)", npm(&["ci", "--no-audit", "--no-fund"]))?;
     }
-    let bundle_dir = root().join("target/release/bundle");
+    let bundle_dir = root().join("target").join(PROFILE).join("bundle");
     for kind in ["deb", "rpm"] {
         let dir = bundle_dir.join(kind);
         if dir.exists() {
             std::fs::remove_dir_all(&dir).with_context(|| format!("emptying {}", dir.display()))?;
         }
     }
+    let link_map = root().join("target").join(PROFILE).join(LINK_MAP);
     let mut tauri = Command::new(&cli);
     tauri
         .current_dir(root())
+        .env("RXDESK_LINK_MAP", &link_map)
         .args(["build", "--ci", "--bundles", "deb,rpm"]);
     if let Some(overlay) = variant.overlay {
         tauri.args(["--config", overlay]);
@@ -124,6 +136,8 @@ pub fn build(variant: Variant) -> Result<Installers> {
     tauri.args([
         "--",
         "--locked",
+        "--profile",
+        PROFILE,
         "--no-default-features",
         "--features",
         variant.features,
@@ -140,6 +154,9 @@ pub fn build(variant: Variant) -> Result<Installers> {
     std::fs::create_dir_all(&out)?;
     let deb = move_single(&bundle_dir.join("deb"), "deb", &out)?;
     let rpm = move_single(&bundle_dir.join("rpm"), "rpm", &out)?;
+    // A binary linked without a change keeps its map from an earlier build.
+    std::fs::copy(&link_map, out.join(LINK_MAP))
+        .with_context(|| format!("no linker map at {}", link_map.display()))?;
     Ok(Installers { deb, rpm })
 }
 
@@ -259,7 +276,7 @@ fn check_rpm(rpm: &Path) -> Result<()> {
         "rpm -qp --requires",
         Command::new("rpm").args(["-qp", "--requires"]).arg(rpm),
     )?;
-    for need in ["xdg-utils", "libwebkit2gtk-4.1.so.0"] {
+    for need in ["xdg-utils", "libwebkit2gtk-4.1.so.0", "libsqlite3.so.0"] {
         ensure!(
             requires.lines().any(|l| l.trim().starts_with(need)),
             "the .rpm does not require {need}: {requires}"
@@ -296,7 +313,7 @@ fn check_deb_metadata(deb: &Path) -> Result<Vec<PathBuf>> {
     );
     let depends = field("Depends")?;
     eprintln!("Depends: {depends}");
-    for need in ["xdg-utils", "libwebkit2gtk-4.1-0"] {
+    for need in ["xdg-utils", "libwebkit2gtk-4.1-0", "libsqlite3-0"] {
         ensure!(depends.contains(need), "the .deb does not depend on {need}");
     }
     ensure!(

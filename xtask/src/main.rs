@@ -93,6 +93,8 @@ const BUILD_PACKAGES: &[&str] = &[
     "libgtk-3-dev",
     "librsvg2-dev",
     "libayatana-appindicator3-dev",
+    // The production app links the system's SQLite on Linux.
+    "libsqlite3-dev",
 ];
 
 /// Debian packages the end-to-end suite needs: an X display, WebDriver for

@@ -289,6 +289,10 @@ fn release_builds_linux_on_ubuntu_22_04_without_the_sandbox() {
     );
     assert!(release.contains("libwebkit2gtk-4.1-dev"));
     assert!(release.contains("--no-default-features --features custom-protocol"));
+    // The installers' profile (built for size), as `cargo xtask bundle` builds them.
+    assert!(release.contains("-- --profile installer --no-default-features"));
+    // The Linux app links the system's SQLite.
+    assert!(release.contains("libsqlite3-dev"));
     assert!(release.contains("--target universal-apple-darwin"));
     assert!(release.contains("aarch64-apple-darwin,x86_64-apple-darwin"));
     assert!(release.contains("tags: [\"v*\"]"));

@@ -158,10 +158,32 @@ export class AppState {
   }
 
   async start(): Promise<void> {
-    if (!this.listening) {
-      this.listening = true;
-      await onSignIn((e) => this.applySignIn(e));
-      await onSession((e) => {
+    // The listeners and the first status are asked for at once: each is an IPC
+    // round trip, and one after the other they were most of the time between
+    // the page's scripts and the first screen. The status is applied only once
+    // every listener is in place, as before; what happened at start (a session
+    // restored or ended, a link) comes in the status itself.
+    const listening = this.listening ? Promise.resolve() : this.listen();
+    this.listening = true;
+    try {
+      const [status] = await Promise.all([api.appStatus(), listening]);
+      this.status = status;
+      this.lastInput = Date.now();
+      this.watchIdle();
+      this.setSession(this.status.session);
+      if (this.status.ended) this.resumeNotice = endedNotice(this.status.ended);
+      // Started by a rxdesk:// link: open it (after sign-in when needed).
+      if (this.status.link) this.applyLink(this.status.link);
+    } catch (e) {
+      this.loadError = toCommandError(e).message;
+    }
+  }
+
+  /** Every event the app listens to, registered together. */
+  private async listen(): Promise<void> {
+    await Promise.all([
+      onSignIn((e) => this.applySignIn(e)),
+      onSession((e) => {
         if (!e.session && this.session && !this.signingOut) {
           // Ended by the network, a lock or Settings, not by the user's sign-out.
           const ended = e.ended ?? { kind: 'expired' };
@@ -176,21 +198,10 @@ export class AppState {
         }
         this.setSession(e.session);
         if (this.status) this.status = { ...this.status, storage: e.storage };
-      });
-      await onOpenLink((e) => this.applyLink(e));
-      await watchRetries();
-    }
-    try {
-      this.status = await api.appStatus();
-      this.lastInput = Date.now();
-      this.watchIdle();
-      this.setSession(this.status.session);
-      if (this.status.ended) this.resumeNotice = endedNotice(this.status.ended);
-      // Started by a rxdesk:// link: open it (after sign-in when needed).
-      if (this.status.link) this.applyLink(this.status.link);
-    } catch (e) {
-      this.loadError = toCommandError(e).message;
-    }
+      }),
+      onOpenLink((e) => this.applyLink(e)),
+      watchRetries(),
+    ]);
   }
 
   /** Every piece of state that holds patient data, gone. */

@@ -3,7 +3,8 @@
 // before any answer are the screen's first (and only) round trip.
 import { describe, expect, it } from 'vitest';
 import type { OrderView, PatientRecord, PatientWork, PrescriptionView } from '../bindings/ipc';
-import { ADA_SESSION, type FakeTransport, install, order, patient, prescription } from './fake';
+import { app } from '../lib/app.svelte';
+import { ADA_SESSION, type FakeTransport, install, order, patient, prescription, settle, status } from './fake';
 import { go, startApp } from './harness';
 
 /** Every record command answers only when `release` is called. */
@@ -29,6 +30,28 @@ const called = (fake: FakeTransport, from: number) =>
     .sort();
 
 describe('round trips per screen', () => {
+  it('start-up asks for the first status while its listeners register, and applies it once they are in place', async () => {
+    const fake = install();
+    fake.on('app_status', () => status(ADA_SESSION));
+    fake.on('check_network', () => ({ kind: 'compatible' }));
+    fake.on('work_lists', () => ({ recentPatients: [], drafts: [], openOrders: [], dropped: 0 }));
+    // Each listener registers only when released: in the app it is a round trip.
+    const registering: (() => void)[] = [];
+    const listen = fake.listen.bind(fake);
+    fake.listen = ((event: string, handler: (payload: unknown) => void) =>
+      new Promise((resolve) => registering.push(() => resolve(listen(event, handler))))) as typeof fake.listen;
+
+    const started = app.start();
+    await settle();
+
+    expect(fake.callsOf('app_status')).toHaveLength(1);
+    expect(registering.length).toBeGreaterThan(0);
+    expect(app.status).toBeNull();
+    registering.splice(0).forEach((go) => go());
+    await started;
+    expect(app.status?.session?.subject).toBe(ADA_SESSION.subject);
+  });
+
   it('the patient page asks for the patient and their work together', async () => {
     const fake = install();
     holdAnswers(fake);

@@ -1,10 +1,21 @@
 //! The compatibility check: does a network speak what this client sends? The
 //! network's schema is fetched by introspection (no record is touched) and every
-//! document of the client is validated against it with a real GraphQL validator
-//! (apollo-compiler), answering per operation "works" or the validator's words.
+//! document of the client is validated against it by the rules of the GraphQL
+//! specification that depend on a schema ([`validate`]), answering per
+//! operation "works" or what would fail, in words.
+//!
+//! The validator is this module's own ([`document`] parses, [`validate`]
+//! checks) rather than apollo-compiler, which the app would carry for this one
+//! check (about half a MiB of its binary): `tests/compatibility.rs` holds its
+//! verdicts to apollo-compiler's on the real network's schema and on broken
+//! variants of it (fields, arguments, types, enum values, union members
+//! removed or changed).
+
+mod document;
+mod validate;
 
 use cynic::{MutationBuilder as _, QueryBuilder as _};
-use cynic_introspection::IntrospectionQuery;
+use cynic_introspection::{IntrospectionQuery, Schema};
 
 use super::calls::Network;
 use super::documents::*;
@@ -93,20 +104,18 @@ pub fn documents() -> Vec<(&'static str, String)> {
     ]
 }
 
-/// Validates every document against the schema `sdl`. A schema that does not
-/// parse fails every operation with the parser's words.
-pub fn check_against_sdl(sdl: &str) -> Compatibility {
-    let schema = apollo_compiler::Schema::parse_and_validate(sdl, "network.graphql");
+/// Validates every document against an introspected `schema`.
+pub fn check_against(schema: &Schema) -> Compatibility {
+    let index = validate::SchemaIndex::new(schema);
     let operations = documents()
         .into_iter()
         .map(|(operation, query)| {
-            let problem = match &schema {
-                Err(e) => Some(format!("the network's schema is not valid: {}", e.errors)),
-                Ok(schema) => apollo_compiler::ExecutableDocument::parse_and_validate(
-                    schema, query, operation,
-                )
-                .err()
-                .map(|e| e.errors.to_string()),
+            let problem = match document::parse(&query) {
+                Err(e) => Some(format!("the document does not parse: {e}")),
+                Ok(parsed) => {
+                    let errors = validate::validate(&index, &parsed);
+                    (!errors.is_empty()).then(|| errors.join("; "))
+                }
             };
             OperationCheck {
                 operation: operation.to_owned(),
@@ -121,29 +130,27 @@ impl Network {
     /// Introspects the network's schema and validates every document of this
     /// client against it. Touches no record.
     pub async fn check_compatibility(&self) -> Result<Compatibility, ClientError> {
-        let sdl = self.introspect().await?;
-        Ok(check_against_sdl(&sdl))
+        let schema = self.introspect().await?;
+        Ok(check_against(&schema))
     }
 
-    /// The network's schema, as SDL, by introspection.
-    pub async fn introspect(&self) -> Result<String, ClientError> {
+    /// The network's schema, by introspection (`Schema::to_sdl` writes it out).
+    pub async fn introspect(&self) -> Result<Schema, ClientError> {
         let operation = IntrospectionQuery::build(());
         let body = serde_json::to_vec(&operation)
             .map_err(|_| ClientError::protocol("cannot encode the introspection query"))?;
         self.transport()
-            .send::<IntrospectionQuery, String>(
+            .send::<IntrospectionQuery, Schema>(
                 "introspect",
                 CallKind::Read,
                 Repeat::Safe,
                 body,
                 |data| {
-                    data.into_schema()
-                        .map(|schema| schema.to_sdl())
-                        .map_err(|e| {
-                            ClientError::protocol(format!(
-                                "the network's introspection answer is not a schema: {e}"
-                            ))
-                        })
+                    data.into_schema().map_err(|e| {
+                        ClientError::protocol(format!(
+                            "the network's introspection answer is not a schema: {e}"
+                        ))
+                    })
                 },
             )
             .await
