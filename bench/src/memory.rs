@@ -2,7 +2,11 @@
 //! summed over the app's process and every descendant (WebKitWebProcess,
 //! WebKitNetworkProcess…), read after the window has idled — for Rx Desk
 //! signed in with one patient open, for the reference the empty Tauri app's
-//! window. The runs themselves are driven by [`crate::gui`].
+//! window. Each process's share is split by kind, from the same rollup:
+//! anonymous memory (heaps: the JavaScript and DOM heap, painted layers, Rust's
+//! allocations), file-backed pages (the code and data of the binary and the
+//! libraries it touched) and shared memory. The runs themselves are driven by
+//! [`crate::gui`].
 
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -14,16 +18,32 @@ use anyhow::{Context, Result, bail};
 #[derive(Debug, Clone)]
 pub struct Reading {
     pub total_mib: f64,
-    /// `(command name, MiB)` per process, largest first.
-    pub processes: Vec<(String, f64)>,
+    /// Per process, largest first.
+    pub processes: Vec<Share>,
+}
+
+/// One process's PSS in MiB, whole and by kind.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Share {
+    pub name: String,
+    pub mib: f64,
+    pub anon_mib: f64,
+    pub file_mib: f64,
+    pub shmem_mib: f64,
 }
 
 impl Reading {
-    /// "rxdesk 61.2, WebKitWebProcess 80.1, …" for the report's notes.
+    /// "WebKitWebProces 215.8 (anon 150.2, file 60.1, shmem 5.5), …" for the
+    /// report's notes.
     pub fn breakdown(&self) -> String {
         self.processes
             .iter()
-            .map(|(name, mib)| format!("{name} {mib:.1}"))
+            .map(|p| {
+                format!(
+                    "{} {:.1} (anon {:.1}, file {:.1}, shmem {:.1})",
+                    p.name, p.mib, p.anon_mib, p.file_mib, p.shmem_mib
+                )
+            })
             .collect::<Vec<_>>()
             .join(", ")
     }
@@ -45,9 +65,16 @@ pub fn read(exe: &Path) -> Result<Reading> {
             .trim()
             .to_owned();
         total_kib += kib;
-        processes.push((name, kib as f64 / 1024.0));
+        let mib = |field: &str| rollup_kib(&rollup, field).unwrap_or(0) as f64 / 1024.0;
+        processes.push(Share {
+            name,
+            mib: kib as f64 / 1024.0,
+            anon_mib: mib("Pss_Anon:"),
+            file_mib: mib("Pss_File:"),
+            shmem_mib: mib("Pss_Shmem:"),
+        });
     }
-    processes.sort_by(|a, b| b.1.total_cmp(&a.1));
+    processes.sort_by(|a, b| b.mib.total_cmp(&a.mib));
     Ok(Reading {
         total_mib: total_kib as f64 / 1024.0,
         processes,
@@ -56,9 +83,14 @@ pub fn read(exe: &Path) -> Result<Reading> {
 
 /// The `Pss:` line of an `smaps_rollup`, in KiB.
 pub fn pss_kib(rollup: &str) -> Option<u64> {
+    rollup_kib(rollup, "Pss:")
+}
+
+/// The line of an `smaps_rollup` starting with `field` (with its colon), in KiB.
+fn rollup_kib(rollup: &str, field: &str) -> Option<u64> {
     rollup
         .lines()
-        .find_map(|l| l.strip_prefix("Pss:"))
+        .find_map(|l| l.strip_prefix(field))
         .and_then(|v| v.split_whitespace().next())
         .and_then(|v| v.parse().ok())
 }
@@ -140,6 +172,15 @@ mod tests {
         let rollup = "55d0-7ffd ---p 00000000 00:00 0 [rollup]\nRss: 2048 kB\nPss: 1536 kB\nPss_Anon: 100 kB\n";
         assert_eq!(pss_kib(rollup), Some(1536));
         assert_eq!(pss_kib("Rss: 1 kB\n"), None);
+    }
+
+    #[test]
+    fn the_kinds_of_pss_are_read_apart_from_the_whole() {
+        let rollup = "Pss: 1536 kB\nPss_Dirty: 900 kB\nPss_Anon: 1024 kB\nPss_File: 500 kB\nPss_Shmem: 12 kB\n";
+        assert_eq!(rollup_kib(rollup, "Pss_Anon:"), Some(1024));
+        assert_eq!(rollup_kib(rollup, "Pss_File:"), Some(500));
+        assert_eq!(rollup_kib(rollup, "Pss_Shmem:"), Some(12));
+        assert_eq!(pss_kib(rollup), Some(1536));
     }
 
     #[test]
