@@ -100,10 +100,17 @@ fn start_phases(
     let page = |s: &crate::startup::ColdStart| s.page_at - s.asked_at;
     format!(
         "{ours}; page navigation at {:.0} for Rx Desk, {:.0} for the empty app, whose \
-         scripts ran {:.0} later",
+         scripts ran {:.0} later; after navigation, last resource answered / load event done / \
+         found ready: Rx Desk {:.0} / {:.0} / {:.0}, the empty app {:.0} / {:.0} / {:.0}",
         median(app, page),
         median(empty, page),
-        median(empty, |s| s.scripts_ms)
+        median(empty, |s| s.scripts_ms),
+        median(app, |s| s.resources_ms),
+        median(app, |s| s.loaded_ms),
+        median(app, crate::startup::ColdStart::ready_in_page),
+        median(empty, |s| s.resources_ms),
+        median(empty, |s| s.loaded_ms),
+        median(empty, crate::startup::ColdStart::ready_in_page),
     )
 }
 

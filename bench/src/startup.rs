@@ -32,9 +32,12 @@ pub const EMPTY_READY: &str = "const h = document.querySelector('h1');\
     return document.readyState !== 'loading' && !!h && h.getClientRects().length > 0;";
 
 /// In the page, once ready: when its navigation started (ms since the Unix
-/// epoch) and, from there, when its document's scripts had run.
+/// epoch) and, from there, when its document's scripts had run, when its load
+/// event had run (0: not yet) and when its last resource had come.
 const NAVIGATION: &str = "const n = performance.getEntriesByType('navigation')[0];\
-    return [performance.timeOrigin, n ? n.domContentLoadedEventEnd : -1];";
+    const r = performance.getEntriesByType('resource').map(e => e.responseEnd);\
+    return [performance.timeOrigin, n ? n.domContentLoadedEventEnd : -1,\
+      n ? n.loadEventEnd : -1, r.length ? Math.max(...r) : 0];";
 
 /// One cold start: how long it took and the page's timing.
 #[derive(Debug, Clone, Copy)]
@@ -46,6 +49,17 @@ pub struct ColdStart {
     pub page_at: f64,
     /// From the navigation start to `DOMContentLoaded` done, ms.
     pub scripts_ms: f64,
+    /// From the navigation start to the load event done (0: not yet), ms.
+    pub loaded_ms: f64,
+    /// From the navigation start to the last resource's answer, ms.
+    pub resources_ms: f64,
+}
+
+impl ColdStart {
+    /// From the navigation start to the moment found ready, ms.
+    pub fn ready_in_page(&self) -> f64 {
+        self.asked_at + self.ms - self.page_at
+    }
 }
 
 /// A launch through `tauri-driver`, timed from the session request.
@@ -84,13 +98,16 @@ impl Probe {
         }
     }
 
-    /// The page's navigation start (ms since the epoch) and its scripts' end
-    /// (ms after that start).
-    pub async fn navigation(&self) -> Result<(f64, f64)> {
+    /// The page's navigation start (ms since the epoch), then its scripts'
+    /// end, its load event's end and its last resource's answer (ms after
+    /// that start).
+    pub async fn navigation(&self) -> Result<[f64; 4]> {
         let answer = self.client()?.execute(NAVIGATION, vec![]).await?;
         let at = |i: usize| answer.get(i).and_then(serde_json::Value::as_f64);
-        match (at(0), at(1)) {
-            (Some(origin), Some(scripts)) => Ok((origin, scripts)),
+        match (at(0), at(1), at(2), at(3)) {
+            (Some(origin), Some(scripts), Some(loaded), Some(resources)) => {
+                Ok([origin, scripts, loaded, resources])
+            }
             _ => bail!("no navigation timing in the page: {answer}"),
         }
     }
@@ -119,7 +136,7 @@ pub async fn cold_start(
 ) -> Result<ColdStart> {
     let (probe, took, asked_at) = Probe::launch(app, env, log, ready).await?;
     // Read after the timed part: it costs the measurement nothing.
-    let (page_at, scripts_ms) = probe.navigation().await?;
+    let [page_at, scripts_ms, loaded_ms, resources_ms] = probe.navigation().await?;
     probe.quit().await?;
     crate::memory::wait_gone(app, gone).await?;
     Ok(ColdStart {
@@ -127,6 +144,8 @@ pub async fn cold_start(
         asked_at: unix_ms(asked_at),
         page_at,
         scripts_ms,
+        loaded_ms,
+        resources_ms,
     })
 }
 
@@ -297,6 +316,8 @@ mod tests {
             asked_at,
             page_at: logged.started_at + 150.0,
             scripts_ms: 120.0,
+            loaded_ms: 130.0,
+            resources_ms: 125.0,
         };
 
         let p = Phases::of(&start, &logged);
