@@ -16,9 +16,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use axum::body::Bytes;
-use rxdesk_bench::{api, network};
-use rxdesk_e2e::services;
+use rxdesk_bench::api;
 
 const WORKERS: usize = 8;
 
@@ -37,25 +35,17 @@ fn main() -> Result<()> {
 
 async fn run(mode: &str, n: usize, dir: PathBuf) -> Result<()> {
     let http = api::load_client()?;
-    let sandbox = rxdesk_sandbox::Sandbox::start(rxdesk_sandbox::Config {
+    let config = rxdesk_sandbox::Config {
         storage: rxdesk_sandbox::Storage::Data(dir),
         ..rxdesk_sandbox::Config::in_memory()
-    })
-    .await?;
-    let origin = sandbox.url().clone();
-    let token = services::machine_token(&http, &origin, network::MAPLE_BACKEND).await?;
-    let patient = network::add_patient(&http, &origin, &token, ("Imogen", "Throughput")).await?;
-    let body = Bytes::from(serde_json::to_vec(&network::get_patient_body(&patient))?);
-    let graphql = origin.join("/graphql")?;
-    let answer = http
-        .post(graphql.clone())
-        .bearer_auth(&token)
-        .header("content-type", "application/json")
-        .body(body.clone())
-        .send()
-        .await?
-        .bytes()
-        .await?;
+    };
+    let api::Server {
+        sandbox,
+        graphql,
+        token,
+        body,
+        answer,
+    } = api::Server::start(&http, config).await?;
     let url = match mode {
         "sandbox" => graphql,
         "bare" => {

@@ -46,17 +46,33 @@ pub struct LoadRun {
     pub cpu_us: Option<f64>,
 }
 
-/// A running sandbox and the Get the load sends it.
-struct Server {
-    sandbox: rxdesk_sandbox::Sandbox,
-    graphql: Url,
-    token: String,
-    body: Bytes,
-    answer: Bytes,
+/// A running sandbox and the Get the load sends it (`examples/api_calls.rs`
+/// starts one too).
+pub struct Server {
+    pub sandbox: rxdesk_sandbox::Sandbox,
+    /// The sandbox's `/graphql`.
+    pub graphql: Url,
+    /// A machine token of the fixture's backend.
+    pub token: String,
+    /// The Get of one patient added for the load.
+    pub body: Bytes,
+    /// The sandbox's answer to it (the bare handler answers the same bytes).
+    pub answer: Bytes,
+}
+
+impl std::fmt::Debug for Server {
+    // The token is left out: tokens never reach logs or panics.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("graphql", &self.graphql)
+            .field("answer_bytes", &self.answer.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Server {
-    async fn start(http: &reqwest::Client, config: rxdesk_sandbox::Config) -> Result<Self> {
+    /// Starts a sandbox with `config`, adds the patient and checks its Get.
+    pub async fn start(http: &reqwest::Client, config: rxdesk_sandbox::Config) -> Result<Self> {
         let sandbox = rxdesk_sandbox::Sandbox::start(config)
             .await
             .context("the in-process sandbox did not start")?;

@@ -19,7 +19,8 @@ use rxdesk_lib::links::{PRODUCTION_SCHEME, TRAINING_SCHEME};
 use rxdesk_lib::session_store::{PRODUCTION_SERVICE, TRAINING_SERVICE};
 use serde_json::Value;
 
-fn normal_dependencies(features: &[&str]) -> String {
+/// `cargo tree -p rxdesk {view} {features} --prefix none`, offline and locked.
+fn cargo_tree(view: &[&str], features: &[&str]) -> String {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let output = Command::new(cargo)
         .args([
@@ -28,11 +29,10 @@ fn normal_dependencies(features: &[&str]) -> String {
             "--locked",
             "-p",
             "rxdesk",
-            "-e",
-            "normal",
             "--prefix",
             "none",
         ])
+        .args(view)
         .args(features)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
@@ -43,6 +43,10 @@ fn normal_dependencies(features: &[&str]) -> String {
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8(output.stdout).unwrap()
+}
+
+fn normal_dependencies(features: &[&str]) -> String {
+    cargo_tree(&["-e", "normal"], features)
 }
 
 #[test]
@@ -64,33 +68,15 @@ fn a_production_build_has_no_built_in_sandbox() {
 /// How `libsqlite3-sys` is built for a Linux build of the app with `features`:
 /// its features and who asks for them.
 fn linux_sqlite_features(features: &[&str]) -> String {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let output = Command::new(cargo)
-        .args([
-            "tree",
-            "--offline",
-            "--locked",
-            "-p",
-            "rxdesk",
-            "-e",
-            "features",
-            "--target",
-            "x86_64-unknown-linux-gnu",
-            "-i",
-            "libsqlite3-sys",
-            "--prefix",
-            "none",
-        ])
-        .args(features)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("cargo tree runs");
-    assert!(
-        output.status.success(),
-        "cargo tree failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
+    let view = [
+        "-e",
+        "features",
+        "--target",
+        "x86_64-unknown-linux-gnu",
+        "-i",
+        "libsqlite3-sys",
+    ];
+    cargo_tree(&view, features)
 }
 
 #[test]

@@ -18,6 +18,22 @@ fn error_code(body: &Value) -> &str {
         .unwrap_or_else(|| panic!("no error code in {body}"))
 }
 
+/// The request was refused before any field ran: a validation error, no data.
+fn assert_refused_whole(reply: &Reply) {
+    assert_eq!(reply.status, 200);
+    assert_eq!(
+        error_code(&reply.body),
+        "GRAPHQL_VALIDATION_FAILED",
+        "{}",
+        reply.body
+    );
+    assert!(
+        reply.body.get("data").is_none_or(Value::is_null),
+        "{}",
+        reply.body
+    );
+}
+
 #[tokio::test]
 async fn ping_answers_pong() {
     let sb = start().await;
@@ -82,18 +98,7 @@ async fn an_unknown_field_is_a_validation_error_without_data() {
 
     let reply = gql(&sb, &token, "query { ping pong }", json!({})).await;
 
-    assert_eq!(reply.status, 200);
-    assert_eq!(
-        error_code(&reply.body),
-        "GRAPHQL_VALIDATION_FAILED",
-        "{}",
-        reply.body
-    );
-    assert!(
-        reply.body.get("data").is_none_or(Value::is_null),
-        "{}",
-        reply.body
-    );
+    assert_refused_whole(&reply);
 }
 
 #[tokio::test]
@@ -104,18 +109,7 @@ async fn a_string_where_an_int_belongs_is_a_validation_error_without_data() {
 
     let reply = gql(&sb, &token, query, json!({})).await;
 
-    assert_eq!(reply.status, 200);
-    assert_eq!(
-        error_code(&reply.body),
-        "GRAPHQL_VALIDATION_FAILED",
-        "{}",
-        reply.body
-    );
-    assert!(
-        reply.body.get("data").is_none_or(Value::is_null),
-        "{}",
-        reply.body
-    );
+    assert_refused_whole(&reply);
 }
 
 /// Variables are checked against the types the document declares before any
@@ -131,18 +125,7 @@ async fn a_variable_that_does_not_fit_its_type_is_a_validation_error_without_dat
 
     let reply = gql(&sb, &token, &patient_doc(), variables).await;
 
-    assert_eq!(reply.status, 200);
-    assert_eq!(
-        error_code(&reply.body),
-        "GRAPHQL_VALIDATION_FAILED",
-        "{}",
-        reply.body
-    );
-    assert!(
-        reply.body.get("data").is_none_or(Value::is_null),
-        "{}",
-        reply.body
-    );
+    assert_refused_whole(&reply);
 }
 
 #[tokio::test]
@@ -160,17 +143,7 @@ async fn a_request_with_one_ill_typed_variable_runs_none_of_its_fields() {
 
     let reply = gql(&sb, &token, two, variables).await;
 
-    assert_eq!(
-        error_code(&reply.body),
-        "GRAPHQL_VALIDATION_FAILED",
-        "{}",
-        reply.body
-    );
-    assert!(
-        reply.body.get("data").is_none_or(Value::is_null),
-        "{}",
-        reply.body
-    );
+    assert_refused_whole(&reply);
     let search = json!({ "demographic": {
         "name": { "first": "Grace", "last": "Hopper" },
         "dateOfBirth": "1980-05-17",
@@ -188,18 +161,7 @@ async fn a_string_where_an_enum_belongs_is_a_validation_error_without_data() {
 
     let reply = gql(&sb, &token, query, json!({})).await;
 
-    assert_eq!(reply.status, 200);
-    assert_eq!(
-        error_code(&reply.body),
-        "GRAPHQL_VALIDATION_FAILED",
-        "{}",
-        reply.body
-    );
-    assert!(
-        reply.body.get("data").is_none_or(Value::is_null),
-        "{}",
-        reply.body
-    );
+    assert_refused_whole(&reply);
 }
 
 #[tokio::test]
