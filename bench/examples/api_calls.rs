@@ -60,17 +60,7 @@ async fn run(mode: &str, n: usize, dir: PathBuf) -> Result<()> {
         let (http, url, token, body) = (http.clone(), url.clone(), token.clone(), body.clone());
         workers.spawn(async move {
             for _ in 0..share {
-                let answer = http
-                    .post(url.clone())
-                    .bearer_auth(&token)
-                    .header("content-type", "application/json")
-                    .body(body.clone())
-                    .send()
-                    .await?;
-                if !answer.status().is_success() {
-                    bail!("{url} answered {}", answer.status());
-                }
-                answer.bytes().await?;
+                api::post_get(&http, &url, &token, &body).await?;
             }
             anyhow::Ok(())
         });

@@ -46,6 +46,30 @@ pub struct LoadRun {
     pub cpu_us: Option<f64>,
 }
 
+/// Sends one Get (`body`) to `url` with `token` and reads its whole answer;
+/// an answer other than 2xx is an error. The load, the sandbox's start and
+/// `examples/api_calls.rs` send their Gets through it.
+pub async fn post_get(
+    http: &reqwest::Client,
+    url: &Url,
+    token: &str,
+    body: &Bytes,
+) -> Result<Bytes> {
+    let answer = http
+        .post(url.clone())
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .body(body.clone())
+        .send()
+        .await?;
+    let status = answer.status();
+    let bytes = answer.bytes().await?;
+    if !status.is_success() {
+        bail!("{url} answered {status}");
+    }
+    Ok(bytes)
+}
+
 /// A running sandbox and the Get the load sends it (`examples/api_calls.rs`
 /// starts one too).
 pub struct Server {
@@ -81,15 +105,7 @@ impl Server {
         let patient = network::add_patient(http, &origin, &token, ("Imogen", "Throughput")).await?;
         let body = Bytes::from(serde_json::to_vec(&network::get_patient_body(&patient))?);
         let graphql = origin.join("/graphql")?;
-        let answer = http
-            .post(graphql.clone())
-            .bearer_auth(&token)
-            .header("content-type", "application/json")
-            .body(body.clone())
-            .send()
-            .await?
-            .bytes()
-            .await?;
+        let answer = post_get(http, &graphql, &token, &body).await?;
         if !String::from_utf8_lossy(&answer).contains(&patient) {
             bail!(
                 "the Get did not answer the patient: {}",
@@ -323,18 +339,7 @@ async fn load(
             let mut latencies = Vec::with_capacity(4096);
             while Instant::now() < deadline {
                 let sent = Instant::now();
-                let answer = http
-                    .post(url.clone())
-                    .bearer_auth(&token)
-                    .header("content-type", "application/json")
-                    .body(body.clone())
-                    .send()
-                    .await?;
-                let status = answer.status();
-                answer.bytes().await?;
-                if !status.is_success() {
-                    bail!("{url} answered {status}");
-                }
+                post_get(&http, &url, &token, &body).await?;
                 latencies.push(sent.elapsed().as_secs_f64() * 1000.0);
             }
             anyhow::Ok(latencies)

@@ -83,20 +83,11 @@ pub async fn get_round_trips(
 ) -> Result<Vec<f64>> {
     let http = rxdesk_e2e::http_client();
     let url = origin.join("/graphql")?;
-    let body = serde_json::to_vec(&network::get_patient_body(patient_id))?;
+    let body = serde_json::to_vec(&network::get_patient_body(patient_id))?.into();
     let mut out = Vec::with_capacity(samples);
     for i in 0..samples + 3 {
         let sent = Instant::now();
-        let answer = http
-            .post(url.clone())
-            .bearer_auth(token)
-            .header("content-type", "application/json")
-            .body(body.clone())
-            .send()
-            .await?
-            .error_for_status()?
-            .bytes()
-            .await?;
+        let answer = crate::api::post_get(&http, &url, token, &body).await?;
         let ms = sent.elapsed().as_secs_f64() * 1000.0;
         if !String::from_utf8_lossy(&answer).contains(patient_id) {
             bail!("the Get did not answer the patient");
