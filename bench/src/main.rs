@@ -17,6 +17,11 @@ use rxdesk_bench::plan::Plan;
 use rxdesk_bench::report::{FIGURES, Figure, Report};
 use rxdesk_bench::{api, check_report_shape, empty_app, gui, machine_tokens, size, ui_size};
 
+/// The sandbox's allocator (`crates/sandbox/src/main.rs`): the API figure
+/// runs the sandbox in this process, so it allocates as the sandbox does.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let summarize = args.iter().position(|a| a == "--summarize-perf");

@@ -213,6 +213,13 @@ impl Args {
     }
 }
 
+/// mimalloc rather than the system's: a Network API request allocates a few
+/// hundred small blocks on two or more threads at once, and glibc's malloc
+/// spent a fifth of the sandbox's CPU on them, partly waiting on its arena
+/// locks (perf, `cargo xtask bench`'s API figure).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> ExitCode {
     tracing_subscriber::fmt()

@@ -148,7 +148,7 @@ impl Sandbox {
             Storage::InMemory => origin.clone(),
         };
 
-        let state = AppState {
+        let state = AppState::new(crate::state::Shared {
             db,
             catalog,
             keys: Arc::new(keys),
@@ -159,7 +159,7 @@ impl Sandbox {
             login_limiter: Arc::default(),
             verified_tokens: Arc::default(),
             ended_sign_ins: Arc::new(ended_sign_ins),
-        };
+        });
         let app = router(state.clone(), addr.ip().is_loopback(), link.clone());
 
         let (shutdown, stopped) = watch::channel(false);

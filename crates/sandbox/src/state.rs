@@ -7,9 +7,29 @@ use crate::auth::keys::SigningKeys;
 use crate::config::Config;
 use crate::store::Db;
 
-/// Cheap to clone; one per running sandbox.
+/// One per running sandbox; a clone is one reference count (each request's
+/// router, middleware and extractors clone it), its parts read through
+/// [`Shared`].
 #[derive(Debug, Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+impl AppState {
+    pub fn new(shared: Shared) -> Self {
+        Self(Arc::new(shared))
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+/// What [`AppState`] holds.
+#[derive(Debug)]
+pub struct Shared {
     pub db: Db,
     /// The Network API's catalog (read-only).
     pub catalog: Arc<crate::catalog::Catalog>,

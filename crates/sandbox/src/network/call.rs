@@ -16,7 +16,7 @@ use tracing::Instrument as _;
 use super::types::{RequestMetadata, UpstreamServiceError};
 use crate::catalog::Catalog;
 use crate::graphql::Caller;
-use crate::store::{Db, StoreError};
+use crate::store::{Db, StoreError, Tx};
 
 /// What one call runs with, inside its transaction.
 #[derive(Debug)]
@@ -113,7 +113,7 @@ where
     let user = caller.user_id().map(str::to_owned);
     let span = span(op, metadata);
     let in_transaction = move |conn: &mut Connection| {
-        let tx = conn.transaction()?;
+        let tx = Tx::begin(conn)?;
         let call = Call {
             conn: &tx,
             catalog: &catalog,

@@ -52,22 +52,35 @@ pub fn is_forbidden_char(c: char) -> bool {
 }
 
 /// The path of the first string in `value` holding a forbidden character, and
-/// that character (`$.patient.demographic.name.first`, U+202E).
+/// that character (`$.patient.demographic.name.first`, U+202E). The path is
+/// written out only for a string that holds one: most requests hold none.
 pub fn forbidden_text(value: &serde_json::Value, path: &str) -> Option<(String, char)> {
-    match value {
-        serde_json::Value::String(s) => s
-            .chars()
-            .find(|c| is_forbidden_char(*c))
-            .map(|c| (path.to_owned(), c)),
+    let mut steps = Vec::new();
+    let c = first_forbidden(value, &mut steps)?;
+    let mut written = path.to_owned();
+    for step in steps.iter().rev() {
+        written.push('.');
+        written.push_str(step);
+    }
+    Some((written, c))
+}
+
+/// The first forbidden character under `value`; `steps` gets the keys and
+/// indexes leading to it, innermost first.
+fn first_forbidden(value: &serde_json::Value, steps: &mut Vec<String>) -> Option<char> {
+    let (step, c) = match value {
+        serde_json::Value::String(s) => return s.chars().find(|c| is_forbidden_char(*c)),
         serde_json::Value::Array(items) => items
             .iter()
             .enumerate()
-            .find_map(|(i, v)| forbidden_text(v, &format!("{path}.{i}"))),
+            .find_map(|(i, v)| Some((i.to_string(), first_forbidden(v, steps)?)))?,
         serde_json::Value::Object(fields) => fields
             .iter()
-            .find_map(|(k, v)| forbidden_text(v, &format!("{path}.{k}"))),
-        _ => None,
-    }
+            .find_map(|(k, v)| Some((k.clone(), first_forbidden(v, steps)?)))?,
+        _ => return None,
+    };
+    steps.push(step);
+    Some(c)
 }
 
 #[cfg(test)]

@@ -3,12 +3,14 @@
 //!
 //! The database is opened once per sandbox (a file under `--data` in WAL mode, or
 //! `:memory:`). All access goes through [`Db::call`], which runs a closure on a
-//! blocking thread with the one connection locked, or [`Db::read`], which runs a
-//! short read on the calling thread when the connection is free (and as
-//! [`Db::call`] does when it is not), or [`Db::write`], a Network API call
-//! that may write: as [`Db::read`] in memory, as [`Db::call`] on disk. Every
-//! closure is therefore a serialized unit, and a closure that opens a
-//! transaction makes its state change atomic.
+//! blocking thread with the one writing connection locked, or [`Db::read`], a
+//! short read run on the calling thread — in memory on the one connection (a
+//! read there waits on no disk, and waiting for the lock costs less than a hop
+//! to another thread and back), on disk on one of a few read-only connections,
+//! which WAL lets read while the writer writes — or [`Db::write`], a Network API
+//! call that may write: on the calling thread in memory, as [`Db::call`] on disk.
+//! Every closure given the writing connection is a serialized unit, and a closure
+//! that opens a transaction makes its state change atomic.
 //! The records' SQL lives in [`records`]; the authorization server's own tables
 //! are read and written by `auth/db.rs` and `fixture/apply.rs`, through the same
 //! [`Db::call`].
@@ -16,7 +18,8 @@
 pub mod records;
 
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use rusqlite::Connection;
 use rusqlite_migration::{M, Migrations};
@@ -59,9 +62,19 @@ pub enum StoreError {
 /// A handle on the sandbox's database, cheap to clone.
 #[derive(Clone)]
 pub struct Db {
+    /// The connection that writes (and, in memory, the only one).
     conn: Arc<Mutex<Connection>>,
+    /// On disk, read-only connections for [`Db::read`]; none in memory (each
+    /// `:memory:` connection is a database of its own).
+    readers: Arc<Readers>,
     /// `:memory:`: nothing it does waits on a disk.
     in_memory: bool,
+}
+
+/// The read-only connections and where the next read starts looking for a free one.
+struct Readers {
+    connections: Vec<Mutex<Connection>>,
+    next: AtomicUsize,
 }
 
 impl std::fmt::Debug for Db {
@@ -81,14 +94,26 @@ impl Db {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         Self::prepare(&mut conn)?;
-        Ok(Self::wrap(conn, false))
+        // Opened after the migrations: they read the schema as it now is.
+        let readers = (0..READERS)
+            .map(|_| {
+                let reader = Connection::open_with_flags(
+                    &path,
+                    rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
+                        | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                )?;
+                reader.busy_timeout(std::time::Duration::from_secs(5))?;
+                Ok(Mutex::new(reader))
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        Ok(Self::wrap(conn, readers, false))
     }
 
     /// Opens a fresh in-memory database and migrates it.
     pub fn open_in_memory() -> Result<Self, StoreError> {
         let mut conn = Connection::open_in_memory()?;
         Self::prepare(&mut conn)?;
-        Ok(Self::wrap(conn, true))
+        Ok(Self::wrap(conn, Vec::new(), true))
     }
 
     fn prepare(conn: &mut Connection) -> Result<(), StoreError> {
@@ -98,9 +123,13 @@ impl Db {
         Ok(())
     }
 
-    fn wrap(conn: Connection, in_memory: bool) -> Self {
+    fn wrap(conn: Connection, readers: Vec<Mutex<Connection>>, in_memory: bool) -> Self {
         Self {
             conn: Arc::new(Mutex::new(conn)),
+            readers: Arc::new(Readers {
+                connections: readers,
+                next: AtomicUsize::new(0),
+            }),
             in_memory,
         }
     }
@@ -126,53 +155,117 @@ impl Db {
     }
 }
 
+/// Read-only connections of an on-disk database: two request threads reading
+/// at once (the runtime has one per core on the machines the sandbox runs on)
+/// rarely find both busy.
+const READERS: usize = 4;
+
 impl Db {
-    /// Runs `f` with exclusive use of the connection, on the calling thread
-    /// when the connection is free, else on a blocking thread as [`Db::call`]
-    /// does. For short reads (a Get by id: one indexed row): handing them to a
-    /// blocking thread and waking the caller again costs more than the read.
-    /// A panic in `f` is [`StoreError::Worker`], as it is in [`Db::call`].
+    /// Runs a short read (a Get by id: a few indexed rows) on the calling
+    /// thread: handing it to a blocking thread and waking the caller again
+    /// costs more than the read. In memory it waits for the one connection (a
+    /// closure holds it for a call's few statements; no disk is waited on); on
+    /// disk it takes a free read-only connection, or waits for one, and a write
+    /// in progress does not hold it up (WAL). `f` must not write: on disk its
+    /// connection refuses writes. A panic in `f` is [`StoreError::Worker`], as
+    /// it is in [`Db::call`].
     pub async fn read<F, R>(&self, f: F) -> Result<R, StoreError>
     where
         F: FnOnce(&mut Connection) -> Result<R, StoreError> + Send + 'static,
         R: Send + 'static,
     {
-        match self.try_here(f) {
-            Ok(answer) => answer,
-            Err(f) => self.call(f).await,
+        let connections = &self.readers.connections;
+        if connections.is_empty() {
+            return Self::run_here(&self.conn, f);
+        }
+        let start = self.readers.next.fetch_add(1, Ordering::Relaxed);
+        let free = (0..connections.len())
+            .map(|i| &connections[(start + i) % connections.len()])
+            .find_map(|reader| match reader.try_lock() {
+                Ok(guard) => Some(guard),
+                Err(std::sync::TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+                Err(std::sync::TryLockError::WouldBlock) => None,
+            });
+        match free {
+            Some(guard) => Self::run_guarded(guard, f),
+            None => Self::run_here(&connections[start % connections.len()], f),
         }
     }
 
-    /// One Network API call that may write: as [`Db::read`] when the database
-    /// is in memory — a write there waits on no disk, and the hop to a
-    /// blocking thread cost a signature more than its write — and as
-    /// [`Db::call`] on disk, where a commit may wait for a checkpoint's sync.
+    /// One Network API call that may write: on the calling thread when the
+    /// database is in memory (as [`Db::read`] there: a write waits on no
+    /// disk, and the hop to a blocking thread cost a signature more than its
+    /// write), as [`Db::call`] on disk, where a commit may wait for a
+    /// checkpoint's sync.
     pub async fn write<F, R>(&self, f: F) -> Result<R, StoreError>
     where
         F: FnOnce(&mut Connection) -> Result<R, StoreError> + Send + 'static,
         R: Send + 'static,
     {
         if self.in_memory {
-            self.read(f).await
+            Self::run_here(&self.conn, f)
         } else {
             self.call(f).await
         }
     }
 
-    /// `f` run now on this thread if the connection is free; `Err(f)` when
-    /// another closure holds it.
-    fn try_here<F, R>(&self, f: F) -> Result<Result<R, StoreError>, F>
+    /// `f` run on this thread with `conn` locked, waiting for it if needed.
+    fn run_here<F, R>(conn: &Mutex<Connection>, f: F) -> Result<R, StoreError>
     where
         F: FnOnce(&mut Connection) -> Result<R, StoreError>,
     {
-        let mut guard = match self.conn.try_lock() {
-            Ok(guard) => guard,
-            // As in `call`: SQLite rolled back what the panicking closure left open.
-            Err(std::sync::TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
-            Err(std::sync::TryLockError::WouldBlock) => return Err(f),
-        };
+        // As in `call`: SQLite rolled back what a panicking closure left open.
+        Self::run_guarded(conn.lock().unwrap_or_else(PoisonError::into_inner), f)
+    }
+
+    fn run_guarded<F, R>(mut guard: MutexGuard<'_, Connection>, f: F) -> Result<R, StoreError>
+    where
+        F: FnOnce(&mut Connection) -> Result<R, StoreError>,
+    {
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut guard)));
-        Ok(ran.unwrap_or(Err(StoreError::Worker)))
+        ran.unwrap_or(Err(StoreError::Worker))
+    }
+}
+
+/// A transaction whose `BEGIN` and `COMMIT` statements are prepared once per
+/// connection (rusqlite's `Transaction` parses them again on every call,
+/// a few percent of a Network API Get). Rolled back when dropped without
+/// [`Tx::commit`] — an error's early return or a panic.
+#[derive(Debug)]
+pub struct Tx<'c> {
+    conn: &'c Connection,
+    open: bool,
+}
+
+impl<'c> Tx<'c> {
+    pub fn begin(conn: &'c Connection) -> Result<Self, StoreError> {
+        conn.prepare_cached("BEGIN")?.execute([])?;
+        Ok(Self { conn, open: true })
+    }
+
+    /// Commits; on failure the transaction is rolled back (on drop).
+    pub fn commit(mut self) -> Result<(), StoreError> {
+        self.conn.prepare_cached("COMMIT")?.execute([])?;
+        self.open = false;
+        Ok(())
+    }
+}
+
+impl std::ops::Deref for Tx<'_> {
+    type Target = Connection;
+
+    fn deref(&self) -> &Connection {
+        self.conn
+    }
+}
+
+impl Drop for Tx<'_> {
+    fn drop(&mut self) {
+        if self.open {
+            // Nothing to tell anyone if it fails: the connection is then
+            // outside any transaction already.
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
     }
 }
 
@@ -215,20 +308,22 @@ mod tests {
         assert_eq!(one, 1);
     }
 
-    #[tokio::test]
-    async fn a_read_waits_on_a_blocking_thread_while_another_closure_holds_the_connection() {
-        let db = Db::open_in_memory().unwrap();
-        let (held, release) = (
-            std::sync::Arc::new(std::sync::Barrier::new(2)),
-            std::sync::mpsc::channel::<()>(),
-        );
-        let (release_tx, release_rx) = release;
+    /// Holds `db`'s writing connection on a blocking thread until the
+    /// returned sender sends (or drops); returns once it is held.
+    async fn hold_writer(
+        db: &Db,
+    ) -> (
+        std::sync::mpsc::Sender<()>,
+        tokio::task::JoinHandle<Result<(), StoreError>>,
+    ) {
+        let held = std::sync::Arc::new(std::sync::Barrier::new(2));
+        let (release, released) = std::sync::mpsc::channel::<()>();
         let holder = {
             let (db, held) = (db.clone(), std::sync::Arc::clone(&held));
             tokio::spawn(async move {
                 db.call(move |_| {
                     held.wait();
-                    let _ = release_rx.recv();
+                    let _ = released.recv();
                     Ok(())
                 })
                 .await
@@ -237,16 +332,62 @@ mod tests {
         tokio::task::spawn_blocking(move || held.wait())
             .await
             .unwrap();
+        (release, holder)
+    }
+
+    #[tokio::test]
+    async fn a_read_in_memory_waits_for_the_connection_on_its_own_thread() {
+        let db = Db::open_in_memory().unwrap();
+        let (release, holder) = hold_writer(&db).await;
+        let caller = std::thread::current().id();
+        // Released from another thread: the read blocks this one meanwhile.
+        let releaser = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            release.send(()).unwrap();
+        });
+
+        let ran_on = db.read(|_| Ok(std::thread::current().id())).await;
+
+        assert_eq!(ran_on.unwrap(), caller);
+        releaser.join().unwrap();
+        holder.await.unwrap().unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_read_on_disk_is_not_held_up_by_a_write_in_progress() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open_file(dir.path()).unwrap();
+        db.call(|conn| {
+            Ok(conn.execute_batch("CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (7)")?)
+        })
+        .await
+        .unwrap();
+        let (release, holder) = hold_writer(&db).await;
         let caller = std::thread::current().id();
 
-        let read = db.read(|_| Ok(std::thread::current().id()));
-        let released = async {
-            release_tx.send(()).unwrap();
-        };
-        let (ran_on, ()) = tokio::join!(read, released);
+        let (ran_on, n) = db
+            .read(|conn| {
+                let n: i64 = conn.query_row("SELECT n FROM t", [], |r| r.get(0))?;
+                Ok((std::thread::current().id(), n))
+            })
+            .await
+            .unwrap();
 
-        assert_ne!(ran_on.unwrap(), caller);
+        assert_eq!((ran_on, n), (caller, 7));
+        release.send(()).unwrap();
         holder.await.unwrap().unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_read_on_disk_cannot_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open_file(dir.path()).unwrap();
+
+        let wrote = db
+            .read(|conn| Ok(conn.execute_batch("CREATE TABLE sneaked (n INTEGER)")?))
+            .await;
+
+        assert!(matches!(wrote, Err(StoreError::Sqlite(_))), "{wrote:?}");
     }
 
     #[tokio::test]
@@ -283,6 +424,38 @@ mod tests {
 
         assert!(matches!(panicked, Err(StoreError::Worker)), "{panicked:?}");
         assert_eq!(after, 2);
+    }
+
+    fn count(conn: &Connection) -> i64 {
+        conn.query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn a_committed_tx_keeps_its_writes() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE t (n INTEGER)").unwrap();
+
+        let tx = Tx::begin(&conn).unwrap();
+        tx.execute("INSERT INTO t VALUES (1)", []).unwrap();
+        tx.commit().unwrap();
+
+        assert_eq!(count(&conn), 1);
+        assert!(conn.is_autocommit());
+    }
+
+    #[test]
+    fn a_tx_dropped_uncommitted_is_rolled_back_and_the_next_one_begins() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE t (n INTEGER)").unwrap();
+
+        {
+            let tx = Tx::begin(&conn).unwrap();
+            tx.execute("INSERT INTO t VALUES (1)", []).unwrap();
+        }
+        let again = Tx::begin(&conn).unwrap();
+
+        assert_eq!(count(&again), 0);
     }
 
     #[test]
