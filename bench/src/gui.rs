@@ -101,7 +101,10 @@ fn start_phases(
     format!(
         "{ours}; page navigation at {:.0} for Rx Desk, {:.0} for the empty app, whose \
          scripts ran {:.0} later; after navigation, last resource answered / load event done / \
-         found ready: Rx Desk {:.0} / {:.0} / {:.0}, the empty app {:.0} / {:.0} / {:.0}",
+         found ready: Rx Desk {:.0} / {:.0} / {:.0}, the empty app {:.0} / {:.0} / {:.0}; \
+         in Rx Desk's page, after navigation: UI mounted {:.0}, listeners registered {:.0}, \
+         first status answered {:.0} and applied {:.0}, first paint with content {:.0} (-1: not \
+         told), the empty app's first paint {:.0}",
         median(app, page),
         median(empty, page),
         median(empty, |s| s.scripts_ms),
@@ -111,6 +114,12 @@ fn start_phases(
         median(empty, |s| s.resources_ms),
         median(empty, |s| s.loaded_ms),
         median(empty, crate::startup::ColdStart::ready_in_page),
+        median(app, |s| s.mounted_ms),
+        median(app, |s| s.listening_ms),
+        median(app, |s| s.answered_ms),
+        median(app, |s| s.status_ms),
+        median(app, |s| s.painted_ms),
+        median(empty, |s| s.painted_ms),
     )
 }
 

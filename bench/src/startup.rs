@@ -33,11 +33,18 @@ pub const EMPTY_READY: &str = "const h = document.querySelector('h1');\
 
 /// In the page, once ready: when its navigation started (ms since the Unix
 /// epoch) and, from there, when its document's scripts had run, when its load
-/// event had run (0: not yet) and when its last resource had come.
+/// event had run (0: not yet), when its last resource had come, Rx Desk's
+/// marks (`ui/src/main.ts`, `ui/src/lib/app.svelte.ts`; -1 without them: the
+/// empty app) — UI mounted, its event listeners registered, the first status
+/// answered, that status applied — and when the page was first painted with
+/// content (-1: not told).
 const NAVIGATION: &str = "const n = performance.getEntriesByType('navigation')[0];\
     const r = performance.getEntriesByType('resource').map(e => e.responseEnd);\
+    const mark = name => { const m = performance.getEntriesByName(name)[0]; return m ? m.startTime : -1; };\
     return [performance.timeOrigin, n ? n.domContentLoadedEventEnd : -1,\
-      n ? n.loadEventEnd : -1, r.length ? Math.max(...r) : 0];";
+      n ? n.loadEventEnd : -1, r.length ? Math.max(...r) : 0,\
+      mark('rxdesk:mounted'), mark('rxdesk:listening'), mark('rxdesk:answered'),\
+      mark('rxdesk:status'), mark('first-contentful-paint')];";
 
 /// One cold start: how long it took and the page's timing.
 #[derive(Debug, Clone, Copy)]
@@ -53,6 +60,16 @@ pub struct ColdStart {
     pub loaded_ms: f64,
     /// From the navigation start to the last resource's answer, ms.
     pub resources_ms: f64,
+    /// From the navigation start to Rx Desk's UI mounted (-1: no such mark).
+    pub mounted_ms: f64,
+    /// From the navigation start to Rx Desk's listeners registered (-1: no mark).
+    pub listening_ms: f64,
+    /// From the navigation start to Rx Desk's first status answered (-1: no mark).
+    pub answered_ms: f64,
+    /// From the navigation start to Rx Desk's first status applied (-1: no mark).
+    pub status_ms: f64,
+    /// From the navigation start to the first paint with content (-1: not told).
+    pub painted_ms: f64,
 }
 
 impl ColdStart {
@@ -98,18 +115,20 @@ impl Probe {
         }
     }
 
-    /// The page's navigation start (ms since the epoch), then its scripts'
-    /// end, its load event's end and its last resource's answer (ms after
-    /// that start).
-    pub async fn navigation(&self) -> Result<[f64; 4]> {
+    /// The page's navigation start (ms since the epoch), then (ms after that
+    /// start) its scripts' end, its load event's end, its last resource's
+    /// answer, Rx Desk's marks and the first paint with content (see
+    /// [`NAVIGATION`]).
+    pub async fn navigation(&self) -> Result<[f64; 9]> {
         let answer = self.client()?.execute(NAVIGATION, vec![]).await?;
-        let at = |i: usize| answer.get(i).and_then(serde_json::Value::as_f64);
-        match (at(0), at(1), at(2), at(3)) {
-            (Some(origin), Some(scripts), Some(loaded), Some(resources)) => {
-                Ok([origin, scripts, loaded, resources])
-            }
-            _ => bail!("no navigation timing in the page: {answer}"),
+        let mut read = [0.0; 9];
+        for (i, slot) in read.iter_mut().enumerate() {
+            *slot = answer
+                .get(i)
+                .and_then(serde_json::Value::as_f64)
+                .with_context(|| format!("no navigation timing in the page: {answer}"))?;
         }
+        Ok(read)
     }
 
     fn client(&self) -> Result<&Client> {
@@ -136,7 +155,17 @@ pub async fn cold_start(
 ) -> Result<ColdStart> {
     let (probe, took, asked_at) = Probe::launch(app, env, log, ready).await?;
     // Read after the timed part: it costs the measurement nothing.
-    let [page_at, scripts_ms, loaded_ms, resources_ms] = probe.navigation().await?;
+    let [
+        page_at,
+        scripts_ms,
+        loaded_ms,
+        resources_ms,
+        mounted_ms,
+        listening_ms,
+        answered_ms,
+        status_ms,
+        painted_ms,
+    ] = probe.navigation().await?;
     probe.quit().await?;
     crate::memory::wait_gone(app, gone).await?;
     Ok(ColdStart {
@@ -146,6 +175,11 @@ pub async fn cold_start(
         scripts_ms,
         loaded_ms,
         resources_ms,
+        mounted_ms,
+        listening_ms,
+        answered_ms,
+        status_ms,
+        painted_ms,
     })
 }
 
@@ -318,6 +352,11 @@ mod tests {
             scripts_ms: 120.0,
             loaded_ms: 130.0,
             resources_ms: 125.0,
+            mounted_ms: 100.0,
+            listening_ms: 105.0,
+            answered_ms: 106.0,
+            status_ms: 110.0,
+            painted_ms: 115.0,
         };
 
         let p = Phases::of(&start, &logged);

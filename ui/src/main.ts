@@ -14,5 +14,7 @@ setTransport({
 const target = document.getElementById('app');
 if (target) {
   mount(App, { target });
-  void app.start();
+  // Marks for the bench's cold-start note (`bench/src/startup.rs`).
+  performance.mark('rxdesk:mounted');
+  void app.start().then(() => performance.mark('rxdesk:status'));
 }

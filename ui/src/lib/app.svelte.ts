@@ -165,8 +165,12 @@ export class AppState {
     // restored or ended, a link) comes in the status itself.
     const listening = this.listening ? Promise.resolve() : this.listen();
     this.listening = true;
+    // Marks for the bench's cold-start note (`bench/src/startup.rs`).
+    void listening.then(() => performance.mark('rxdesk:listening'), () => {});
+    const answered = api.appStatus();
+    void answered.then(() => performance.mark('rxdesk:answered'), () => {});
     try {
-      const [status] = await Promise.all([api.appStatus(), listening]);
+      const [status] = await Promise.all([answered, listening]);
       this.status = status;
       this.lastInput = Date.now();
       this.watchIdle();

@@ -2,6 +2,7 @@
 import { afterEach } from 'vitest';
 import { flushSync, mount, unmount, type Component } from 'svelte';
 import App from '../App.svelte';
+import { prefetchScreens } from '../lib/screens';
 import type { SessionInfo } from '../bindings/ipc';
 import { app } from '../lib/app.svelte';
 import { nav, type Route } from '../lib/nav.svelte';
@@ -32,6 +33,7 @@ export async function startApp(fake: FakeTransport, session: SessionInfo | null)
     fake.on('work_lists', () => ({ recentPatients: [], drafts: [], openOrders: [], dropped: 0 }));
   const root = render(App);
   await app.start();
+  await prefetchScreens();
   await settle();
   return root;
 }
