@@ -30,6 +30,7 @@ use serde::de::DeserializeOwned;
 
 use super::documents::*;
 use super::outcome::{self, Choice, Outcome};
+use super::rendered::{Request, request};
 use crate::error::{ClientError, shape_error};
 use crate::idempotency::IdempotencyKey;
 use crate::retry::{CallKind, Repeat};
@@ -170,14 +171,14 @@ impl Network {
 
     /// Sends `operation` as a call of `kind`, repeated after transient trouble
     /// only when `repeat` allows.
-    async fn send<Q: DeserializeOwned, V: serde::Serialize, T>(
+    async fn send<Q: DeserializeOwned + 'static, V: serde::Serialize, T>(
         &self,
         name: &'static str,
-        operation: cynic::Operation<Q, V>,
+        operation: Request<Q, V>,
         (kind, repeat): (CallKind, Repeat),
         finish: impl Fn(Q) -> Result<T, ClientError>,
     ) -> Result<T, ClientError> {
-        let body = serde_json::to_vec(&operation).map_err(|e| {
+        let body = operation.body().map_err(|e| {
             ClientError::protocol(format!("cannot encode {name}: {}", shape_error(&e)))
         })?;
         self.transport.send(name, kind, repeat, body, finish).await
@@ -185,7 +186,7 @@ impl Network {
 
     /// `{ ping }`: tests the token; touches no records.
     pub async fn ping(&self) -> Result<String, ClientError> {
-        self.send("ping", Ping::build(()), READ, |data| {
+        self.send("ping", request(Ping::build, ()), READ, |data| {
             data.ping
                 .ok_or_else(|| ClientError::protocol("ping answered null"))
         })
@@ -224,7 +225,7 @@ impl Network {
             id: Some(id(patient_id)),
             ..Default::default()
         };
-        let operation = GetPatient::build(self.patient_arguments(input));
+        let operation = request(GetPatient::build, self.patient_arguments(input));
         self.send("get_patient", operation, READ, |d| {
             outcome::patient_outcome(d.patient)
         })
@@ -252,7 +253,7 @@ impl Network {
             }),
             ..Default::default()
         };
-        let operation = FindPatients::build(self.patient_arguments(input));
+        let operation = request(FindPatients::build, self.patient_arguments(input));
         self.send("find_patients", operation, READ, |d| {
             Ok(match outcome::patient_outcome(d.patient)? {
                 Outcome::Ambiguous { candidates, .. } => candidates,
@@ -279,7 +280,7 @@ impl Network {
             ..patient
         };
         let repeat = patient_repeat(&input);
-        let operation = SyncPatient::build(self.patient_arguments(input));
+        let operation = request(SyncPatient::build, self.patient_arguments(input));
         self.send("sync_patient", operation, (CallKind::Write, repeat), |d| {
             outcome::patient_outcome(d.patient)
         })
@@ -299,7 +300,7 @@ impl Network {
             clinical,
         };
         let repeat = patient_repeat(&input);
-        let operation = UpdatePatient::build(self.patient_arguments(input));
+        let operation = request(UpdatePatient::build, self.patient_arguments(input));
         self.send(
             "update_patient",
             operation,
@@ -320,7 +321,7 @@ impl Network {
             treatment: Some(treatment),
             ..Default::default()
         };
-        let operation = LookUpDrug::build(self.prescription_arguments(input));
+        let operation = request(LookUpDrug::build, self.prescription_arguments(input));
         self.send("look_up_drug", operation, READ, |d| {
             let outcome = outcome::prescription_outcome(d.prescription)?;
             Ok(outcome
@@ -349,7 +350,7 @@ impl Network {
             external_id: Some(key.to_string()),
             ..prescription
         };
-        let operation = DraftPrescription::build(self.prescription_arguments(input));
+        let operation = request(DraftPrescription::build, self.prescription_arguments(input));
         self.send("draft_prescription", operation, WRITE, |d| {
             outcome::prescription_outcome(d.prescription)
         })
@@ -367,7 +368,10 @@ impl Network {
             signing: None,
             ..changes
         };
-        let operation = UpdatePrescription::build(self.prescription_arguments(input));
+        let operation = request(
+            UpdatePrescription::build,
+            self.prescription_arguments(input),
+        );
         self.send("update_prescription", operation, WRITE, |d| {
             outcome::prescription_outcome(d.prescription)
         })
@@ -383,7 +387,7 @@ impl Network {
             id: Some(id(prescription_id)),
             ..Default::default()
         };
-        let operation = GetPrescription::build(self.prescription_arguments(input));
+        let operation = request(GetPrescription::build, self.prescription_arguments(input));
         self.send("get_prescription", operation, READ, |d| {
             outcome::prescription_outcome(d.prescription)
         })
@@ -421,7 +425,7 @@ impl Network {
             }),
             ..Default::default()
         };
-        let operation = SignPrescription::build(self.prescription_arguments(input));
+        let operation = request(SignPrescription::build, self.prescription_arguments(input));
         self.send(
             "sign_prescription",
             operation,
@@ -495,7 +499,7 @@ impl Network {
             id: Some(id(order_id)),
             ..Default::default()
         };
-        let operation = GetOrder::build(self.order_arguments(input));
+        let operation = request(GetOrder::build, self.order_arguments(input));
         self.send("get_order", operation, READ, |d| {
             outcome::order_outcome(d.order)
         })
@@ -524,7 +528,7 @@ impl Network {
             }),
             ..Default::default()
         };
-        let operation = DraftOrder::build(self.order_arguments(input));
+        let operation = request(DraftOrder::build, self.order_arguments(input));
         self.send("draft_order", operation, WRITE, |d| {
             outcome::order_outcome(d.order)
         })
@@ -560,7 +564,7 @@ impl Network {
             pharmacy,
             ..Default::default()
         };
-        let operation = UpdateOrder::build(self.order_arguments(input));
+        let operation = request(UpdateOrder::build, self.order_arguments(input));
         self.send("update_order", operation, WRITE, |d| {
             outcome::order_outcome(d.order)
         })
@@ -579,7 +583,7 @@ impl Network {
             state: Some(OrderState::Submitted),
             ..Default::default()
         };
-        let operation = SendOrder::build(self.order_arguments(input));
+        let operation = request(SendOrder::build, self.order_arguments(input));
         self.send("send_order", operation, WRITE, |d| {
             outcome::order_outcome(d.order)
         })
@@ -596,7 +600,7 @@ impl Network {
             state: Some(OrderState::Canceled),
             ..Default::default()
         };
-        let operation = CancelOrder::build(self.order_arguments(input));
+        let operation = request(CancelOrder::build, self.order_arguments(input));
         self.send("cancel_order", operation, WRITE, |d| {
             outcome::order_outcome(d.order)
         })
@@ -618,7 +622,7 @@ impl Network {
             }),
             ..Default::default()
         };
-        let operation = FindPharmacies::build(self.order_arguments(input));
+        let operation = request(FindPharmacies::build, self.order_arguments(input));
         self.send("find_pharmacies", operation, WRITE, |d| {
             Ok(match outcome::order_outcome(d.order)? {
                 Outcome::Record {

@@ -7,12 +7,14 @@
 //! - [`outcome`]: decoding answers into [`Outcome`]s and errors, [`Choice`]s and
 //!   answering them ([`AnswerOption`]);
 //! - [`compat`]: [`Network::check_compatibility`], every document validated
-//!   against the network's introspected schema.
+//!   against the network's introspected schema;
+//! - `rendered`: request bodies with each document's text rendered once.
 
 pub mod calls;
 pub mod compat;
 pub mod documents;
 pub mod outcome;
+mod rendered;
 
 pub use calls::{
     Network, OrderChanges, PatientSearch, PharmacyMatches, SIGNING_IN_FLIGHT, Signing,
