@@ -270,6 +270,8 @@ fn crate_of(sym: &str) -> String {
 /// byte buffers, HTTP types, tower's services), so that a lookup in an
 /// `IndexMap` made by async-graphql counts as async-graphql's.
 fn is_plumbing(krate: &str) -> bool {
+    // A versioned C symbol (`cfree@GLIBC_2.2.5`) is its name.
+    let krate = krate.split('@').next().unwrap_or(krate);
     const PLUMBING: &[&str] = &[
         "core",
         "alloc",
@@ -316,6 +318,9 @@ fn is_plumbing(krate: &str) -> bool {
         || krate.starts_with("pthread_")
         || krate.starts_with("__pthread")
         || krate.starts_with("__GI_")
+        // mimalloc, the sandbox's allocator.
+        || krate.starts_with("mi_")
+        || krate.starts_with("_mi_")
 }
 
 #[cfg(test)]
@@ -364,6 +369,19 @@ rxdesk-bench 10/12
             ]
         );
         assert!(summary.groups.iter().all(|(_, share)| *share == 20.0));
+    }
+
+    #[test]
+    fn allocator_frames_count_as_their_callers() {
+        for allocator in [
+            "cfree@GLIBC_2.2.5",
+            "_mi_page_malloc_zero",
+            "mi_free",
+            "malloc",
+        ] {
+            assert!(is_plumbing(allocator), "{allocator}");
+        }
+        assert!(!is_plumbing("serde_json"));
     }
 
     #[test]
