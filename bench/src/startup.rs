@@ -115,11 +115,11 @@ impl Probe {
         }
     }
 
-    /// The page's navigation start (ms since the epoch), then (ms after that
-    /// start) its scripts' end, its load event's end, its last resource's
-    /// answer, Rx Desk's marks and the first paint with content (see
-    /// [`NAVIGATION`]).
-    pub async fn navigation(&self) -> Result<[f64; 9]> {
+    /// The start that took `took` from `asked_at`, with the page's timing:
+    /// its navigation start (ms since the epoch), then (ms after that start)
+    /// its scripts' end, its load event's end, its last resource's answer,
+    /// Rx Desk's marks and the first paint with content (see [`NAVIGATION`]).
+    pub async fn timing(&self, took: Duration, asked_at: SystemTime) -> Result<ColdStart> {
         let answer = self.client()?.execute(NAVIGATION, vec![]).await?;
         let mut read = [0.0; 9];
         for (i, slot) in read.iter_mut().enumerate() {
@@ -128,7 +128,30 @@ impl Probe {
                 .and_then(serde_json::Value::as_f64)
                 .with_context(|| format!("no navigation timing in the page: {answer}"))?;
         }
-        Ok(read)
+        let [
+            page_at,
+            scripts_ms,
+            loaded_ms,
+            resources_ms,
+            mounted_ms,
+            listening_ms,
+            answered_ms,
+            status_ms,
+            painted_ms,
+        ] = read;
+        Ok(ColdStart {
+            ms: took.as_secs_f64() * 1000.0,
+            asked_at: unix_ms(asked_at),
+            page_at,
+            scripts_ms,
+            loaded_ms,
+            resources_ms,
+            mounted_ms,
+            listening_ms,
+            answered_ms,
+            status_ms,
+            painted_ms,
+        })
     }
 
     fn client(&self) -> Result<&Client> {
@@ -155,32 +178,10 @@ pub async fn cold_start(
 ) -> Result<ColdStart> {
     let (probe, took, asked_at) = Probe::launch(app, env, log, ready).await?;
     // Read after the timed part: it costs the measurement nothing.
-    let [
-        page_at,
-        scripts_ms,
-        loaded_ms,
-        resources_ms,
-        mounted_ms,
-        listening_ms,
-        answered_ms,
-        status_ms,
-        painted_ms,
-    ] = probe.navigation().await?;
+    let start = probe.timing(took, asked_at).await?;
     probe.quit().await?;
     crate::memory::wait_gone(app, gone).await?;
-    Ok(ColdStart {
-        ms: took.as_secs_f64() * 1000.0,
-        asked_at: unix_ms(asked_at),
-        page_at,
-        scripts_ms,
-        loaded_ms,
-        resources_ms,
-        mounted_ms,
-        listening_ms,
-        answered_ms,
-        status_ms,
-        painted_ms,
-    })
+    Ok(start)
 }
 
 fn unix_ms(at: SystemTime) -> f64 {
