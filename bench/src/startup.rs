@@ -41,16 +41,20 @@ pub const EMPTY_READY: &str = "const h = document.querySelector('h1');\
 const NAVIGATION: &str = "const n = performance.getEntriesByType('navigation')[0];\
     const r = performance.getEntriesByType('resource').map(e => e.responseEnd);\
     const mark = name => { const m = performance.getEntriesByName(name)[0]; return m ? m.startTime : -1; };\
-    return [performance.timeOrigin, n ? n.domContentLoadedEventEnd : -1,\
-      n ? n.loadEventEnd : -1, r.length ? Math.max(...r) : 0,\
-      mark('rxdesk:mounted'), mark('rxdesk:listening'), mark('rxdesk:answered'),\
-      mark('rxdesk:status'), mark('first-contentful-paint')];";
+    return { page_at: performance.timeOrigin, scripts_ms: n ? n.domContentLoadedEventEnd : -1,\
+      loaded_ms: n ? n.loadEventEnd : -1, resources_ms: r.length ? Math.max(...r) : 0,\
+      mounted_ms: mark('rxdesk:mounted'), listening_ms: mark('rxdesk:listening'),\
+      answered_ms: mark('rxdesk:answered'), status_ms: mark('rxdesk:status'),\
+      painted_ms: mark('first-contentful-paint') };";
 
-/// One cold start: how long it took and the page's timing.
-#[derive(Debug, Clone, Copy)]
+/// One cold start: how long it took (the bench's clock) and the page's timing
+/// (read from the page as [`NAVIGATION`] names it).
+#[derive(Debug, Clone, Copy, serde::Deserialize)]
 pub struct ColdStart {
+    #[serde(default)]
     pub ms: f64,
     /// The session request, ms since the Unix epoch.
+    #[serde(default)]
     pub asked_at: f64,
     /// The page's navigation start, ms since the Unix epoch.
     pub page_at: f64,
@@ -121,37 +125,11 @@ impl Probe {
     /// Rx Desk's marks and the first paint with content (see [`NAVIGATION`]).
     pub async fn timing(&self, took: Duration, asked_at: SystemTime) -> Result<ColdStart> {
         let answer = self.client()?.execute(NAVIGATION, vec![]).await?;
-        let mut read = [0.0; 9];
-        for (i, slot) in read.iter_mut().enumerate() {
-            *slot = answer
-                .get(i)
-                .and_then(serde_json::Value::as_f64)
-                .with_context(|| format!("no navigation timing in the page: {answer}"))?;
-        }
-        let [
-            page_at,
-            scripts_ms,
-            loaded_ms,
-            resources_ms,
-            mounted_ms,
-            listening_ms,
-            answered_ms,
-            status_ms,
-            painted_ms,
-        ] = read;
-        Ok(ColdStart {
-            ms: took.as_secs_f64() * 1000.0,
-            asked_at: unix_ms(asked_at),
-            page_at,
-            scripts_ms,
-            loaded_ms,
-            resources_ms,
-            mounted_ms,
-            listening_ms,
-            answered_ms,
-            status_ms,
-            painted_ms,
-        })
+        let mut start: ColdStart = serde_json::from_value(answer.clone())
+            .with_context(|| format!("no navigation timing in the page: {answer}"))?;
+        start.ms = took.as_secs_f64() * 1000.0;
+        start.asked_at = unix_ms(asked_at);
+        Ok(start)
     }
 
     fn client(&self) -> Result<&Client> {
@@ -321,6 +299,30 @@ mod tests {
 2026-11-26T22:32:01.000000Z  INFO rxdesk_lib::core::session: stored session looked up restore_ms=1
 2026-11-26T22:32:04.502000Z  INFO rxdesk_lib: Rx Desk started window_ms=65 ready_ms=84
 ";
+
+    #[test]
+    fn the_page_names_every_timing_a_cold_start_reads() {
+        let keys = [
+            "page_at",
+            "scripts_ms",
+            "loaded_ms",
+            "resources_ms",
+            "mounted_ms",
+            "listening_ms",
+            "answered_ms",
+            "status_ms",
+            "painted_ms",
+        ];
+        let page: serde_json::Map<String, serde_json::Value> =
+            keys.iter().map(|k| ((*k).to_owned(), 1.0.into())).collect();
+
+        let start: ColdStart = serde_json::from_value(page.into()).unwrap();
+
+        assert_eq!((start.page_at, start.painted_ms, start.ms), (1.0, 1.0, 0.0));
+        for key in keys {
+            assert!(NAVIGATION.contains(&format!("{key}:")), "{key}");
+        }
+    }
 
     #[test]
     fn each_logged_start_takes_the_first_status_after_it() {

@@ -4,19 +4,14 @@
 // when sign-in starts (`prefetchScreens`: the browser takes seconds, the
 // scripts milliseconds) or when first shown (a session restored at start).
 
-const importWorkspace = () => import('../components/Workspace.svelte');
-const importSettings = () => import('../components/Settings.svelte');
-
-let workspace: ReturnType<typeof importWorkspace> | null = null;
-let settings: ReturnType<typeof importSettings> | null = null;
-
-export function loadWorkspace(): ReturnType<typeof importWorkspace> {
-  return (workspace ??= importWorkspace());
+/** `load`, started on the first call; every call answers the same promise. */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let loading: Promise<T> | null = null;
+  return () => (loading ??= load());
 }
 
-export function loadSettings(): ReturnType<typeof importSettings> {
-  return (settings ??= importSettings());
-}
+export const loadWorkspace = once(() => import('../components/Workspace.svelte'));
+export const loadSettings = once(() => import('../components/Settings.svelte'));
 
 /** Fetches both in the background; a failure is shown where the screen is. */
 export function prefetchScreens(): Promise<void> {

@@ -379,6 +379,35 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_read_on_disk_waits_for_a_reader_when_all_are_busy() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open_file(dir.path()).unwrap();
+        let held: Vec<_> = db
+            .readers
+            .connections
+            .iter()
+            .map(|reader| reader.lock().unwrap())
+            .collect();
+        let reading = {
+            let db = db.clone();
+            std::thread::spawn(move || {
+                tokio::runtime::Builder::new_current_thread()
+                    .build()
+                    .unwrap()
+                    .block_on(
+                        db.read(|conn| Ok(conn.query_row("SELECT 3", [], |r| r.get::<_, i64>(0))?)),
+                    )
+            })
+        };
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(!reading.is_finished(), "read while every reader was held");
+
+        drop(held);
+
+        assert_eq!(reading.join().unwrap().unwrap(), 3);
+    }
+
+    #[tokio::test]
     async fn a_read_on_disk_cannot_write() {
         let dir = tempfile::tempdir().unwrap();
         let db = Db::open_file(dir.path()).unwrap();
