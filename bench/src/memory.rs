@@ -150,6 +150,26 @@ fn with_descendants(root: u32) -> Vec<u32> {
     found
 }
 
+/// The value of `name` in the environment some descendant of the running
+/// `exe` started with (`/proc/<pid>/environ`) — what its web process inherited.
+pub fn descendant_env(exe: &Path, name: &str) -> Option<String> {
+    let root = single_pid_of(exe).ok()?;
+    with_descendants(root)
+        .into_iter()
+        .skip(1)
+        .filter_map(|pid| std::fs::read(format!("/proc/{pid}/environ")).ok())
+        .find_map(|environ| env_value(&environ, name))
+}
+
+/// `name`'s value in an `environ` block (NUL-separated `NAME=value`).
+pub fn env_value(environ: &[u8], name: &str) -> Option<String> {
+    environ.split(|b| *b == 0).find_map(|entry| {
+        let entry = std::str::from_utf8(entry).ok()?;
+        let (key, value) = entry.split_once('=')?;
+        (key == name).then(|| value.to_owned())
+    })
+}
+
 /// The parent pid from a `/proc/<pid>/stat` line (after the `(comm)`, which
 /// may hold spaces and parentheses).
 pub fn parent_pid(stat: &str) -> Option<u32> {
@@ -166,6 +186,16 @@ pub fn canonical(exe: &Path) -> PathBuf {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_variable_is_found_in_an_environ_block_by_its_whole_name() {
+        let environ = b"HOME=/home/pia\0WEBKIT_SKIA_ENABLE_CPU_RENDERING_X=2\0WEBKIT_SKIA_ENABLE_CPU_RENDERING=1\0";
+        assert_eq!(
+            env_value(environ, "WEBKIT_SKIA_ENABLE_CPU_RENDERING").as_deref(),
+            Some("1")
+        );
+        assert_eq!(env_value(environ, "DISPLAY"), None);
+    }
 
     #[test]
     fn the_pss_line_is_read_in_kib() {

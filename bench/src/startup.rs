@@ -153,13 +153,48 @@ pub async fn cold_start(
     log: &Path,
     ready: &str,
     gone: Duration,
-) -> Result<ColdStart> {
+) -> Result<(ColdStart, Painting)> {
     let (probe, took, asked_at) = Probe::launch(app, env, log, ready).await?;
     // Read after the timed part: it costs the measurement nothing.
     let start = probe.timing(took, asked_at).await?;
+    let painting = Painting(crate::memory::descendant_env(app, Painting::VAR));
     probe.quit().await?;
     crate::memory::wait_gone(app, gone).await?;
-    Ok(start)
+    Ok((start, painting))
+}
+
+/// How an app's web process was told to paint: the value of
+/// `WEBKIT_SKIA_ENABLE_CPU_RENDERING` it started with, if any. Rx Desk sets it
+/// on a machine without a GPU render node (`src-tauri/src/painting.rs`); the
+/// empty app is given the same, so both paint alike and the ratios measure
+/// what Rx Desk's page costs, not a different way of painting.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Painting(pub Option<String>);
+
+impl Painting {
+    pub const VAR: &str = "WEBKIT_SKIA_ENABLE_CPU_RENDERING";
+
+    /// `env` with this way of painting in it.
+    pub fn applied_to(&self, env: &[(String, OsString)]) -> Vec<(String, OsString)> {
+        let mut env: Vec<_> = env
+            .iter()
+            .filter(|(k, _)| k != Self::VAR)
+            .cloned()
+            .collect();
+        if let Some(value) = &self.0 {
+            env.push((Self::VAR.to_owned(), value.into()));
+        }
+        env
+    }
+
+    /// For the report's notes.
+    pub fn words(&self) -> &'static str {
+        if self.0.is_some() {
+            "both painting with Skia on the CPU (no GPU render node here: Rx Desk's choice, given to the empty app too)"
+        } else {
+            "both painting as WebKit does by default"
+        }
+    }
 }
 
 fn unix_ms(at: SystemTime) -> f64 {

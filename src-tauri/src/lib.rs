@@ -13,6 +13,7 @@ pub mod index;
 pub mod ipc;
 pub mod links;
 pub mod logging;
+pub mod painting;
 pub mod policy;
 pub mod sandbox;
 pub mod session_store;
@@ -153,9 +154,10 @@ fn policy_max_idle(path: &std::path::Path) -> Option<std::time::Duration> {
 /// Keeps the log file writer alive for the life of the app.
 struct LogGuard(#[allow(dead_code)] Option<tracing_appender::non_blocking::WorkerGuard>);
 
-/// Runs the app. Logs how long start-up took until the window exists and
-/// until the core is ready (the bench's cold-start note reads it).
-pub fn run() -> Result<(), StartError> {
+/// Runs the app, its web view painting as [`painting::apply`] chose (logged).
+/// Logs how long start-up took until the window exists and until the core is
+/// ready (the bench's cold-start note reads it).
+pub fn run(painting: painting::Painting) -> Result<(), StartError> {
     let started = std::time::Instant::now();
     let app = builder(
         tauri::Builder::default()
@@ -177,7 +179,11 @@ pub fn run() -> Result<(), StartError> {
     if let Ok(dir) = app.path().app_log_dir() {
         app.manage(LogGuard(logging::init(&dir)));
     }
-    tracing::info!(version = env!("CARGO_PKG_VERSION"), "Rx Desk starting");
+    tracing::info!(
+        version = env!("CARGO_PKG_VERSION"),
+        ?painting,
+        "Rx Desk starting"
+    );
     let config = platform_config(app.handle())?;
     install_core(&app, config);
     updates::install(&app, policy::system_path());

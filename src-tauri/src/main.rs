@@ -2,7 +2,10 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 fn main() -> std::process::ExitCode {
-    match rxdesk_lib::run() {
+    // SAFETY: the first thing `main` does — no other thread exists yet.
+    #[allow(unsafe_code)] // The workspace's one exception (`painting::apply`).
+    let painting = unsafe { rxdesk_lib::painting::apply() };
+    match rxdesk_lib::run(painting) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("Rx Desk could not start: {e}");
