@@ -187,9 +187,15 @@ impl Painting {
         env
     }
 
+    /// Whether the web process paints on the CPU: the variable set to anything
+    /// but `0`.
+    pub fn on_cpu(&self) -> bool {
+        self.0.as_deref().is_some_and(|v| v != "0")
+    }
+
     /// For the report's notes.
     pub fn words(&self) -> &'static str {
-        if self.0.is_some() {
+        if self.on_cpu() {
             "both painting with Skia on the CPU (no GPU render node here: Rx Desk's choice, given to the empty app too)"
         } else {
             "both painting as WebKit does by default"
@@ -326,6 +332,13 @@ impl Phases {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn painting_is_on_the_cpu_only_when_the_variable_says_so() {
+        assert!(Painting(Some("1".into())).on_cpu());
+        assert!(!Painting(Some("0".into())).on_cpu());
+        assert!(!Painting(None).on_cpu());
+    }
 
     const LOG: &str = "\
 2026-11-26T22:31:59.711388Z  INFO rxdesk_lib: Rx Desk starting version=\"0.1.0\"
