@@ -110,9 +110,46 @@ export function attentionWords(order: OrderView): string | null {
     : `${words} (at ${order.pharmacy.name})`;
 }
 
-/** A network timestamp as a person reads it here ("25 Nov 2026, 09:30"); as sent when unreadable. */
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const twoDigits = (n: number) => String(n).padStart(2, '0');
+
+/*
+ * Dates and times are written here, not by `Intl`/`toLocaleString`: one
+ * format for everyone in a clinic, the month by name (03/04 is March or April
+ * depending on the reader's locale — a known source of medication errors),
+ * the clock in 24 hours. Formatting through `Intl` also maps some 3.6 MiB of
+ * ICU's locale data into the window's process for as long as it runs.
+ */
+
+/** A local time of day as "09:30". */
+export function timeWords(at: Date): string {
+  return `${twoDigits(at.getHours())}:${twoDigits(at.getMinutes())}`;
+}
+
+/** A local day as "25 Nov 2026". */
+export function dayWords(at: Date): string {
+  return `${at.getDate()} ${MONTHS[at.getMonth()]} ${at.getFullYear()}`;
+}
+
+/** A network timestamp as a person reads it here ("25 Nov 2026, 09:30", local time); as sent when unreadable. */
 export function whenWords(iso: string): string {
   const ms = Date.parse(iso);
   if (Number.isNaN(ms)) return iso;
-  return new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  const at = new Date(ms);
+  return `${dayWords(at)}, ${timeWords(at)}`;
+}
+
+/**
+ * A calendar date ("2026-11-25", or the date of a timestamp) as "25 Nov 2026":
+ * a date alone is that day wherever the reader is, not midnight UTC moved
+ * into their time zone; as sent when unreadable.
+ */
+export function dateWords(iso: string): string {
+  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso);
+  if (day) {
+    const month = MONTHS[Number(day[2]) - 1];
+    return month ? `${Number(day[3])} ${month} ${day[1]}` : iso;
+  }
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? iso : dayWords(new Date(ms));
 }
