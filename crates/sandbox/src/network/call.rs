@@ -1,11 +1,12 @@
-//! What one Network API call runs with and how it runs: [`Call`] (the connection of
-//! its transaction, the catalog, the caller's organization and user), [`run`] (one
-//! SQLite transaction under one span — a Get's on the request's own thread when the
-//! connection is free, any other call's too in memory, on a blocking thread on
-//! disk ([`Work`]) — a storage fault answered as `UpstreamServiceError`), [`traced_refusal`] (a permission refusal logged under the
-//! same span), [`injected_fault`] (the link layer's `UpstreamServiceError`, answered
-//! without touching the store). The resolvers in `schema.rs` use it; the record modules take a
-//! [`Call`].
+//! What one Network API call runs with and how it runs: [`Call`] (the
+//! connection, the catalog, the caller's organization and user), [`run`] (a
+//! write in one SQLite transaction, a Get as one read of the store, under one
+//! span — a Get's on the request's own thread when the connection is free, any
+//! other call's too in memory, on a blocking thread on disk ([`Work`]) — a
+//! storage fault answered as `UpstreamServiceError`), [`traced_refusal`] (a
+//! permission refusal logged under the same span), [`injected_fault`] (the link
+//! layer's `UpstreamServiceError`, answered without touching the store). The
+//! resolvers in `schema.rs` use it; the record modules take a [`Call`].
 
 use std::sync::Arc;
 
@@ -18,7 +19,7 @@ use crate::catalog::Catalog;
 use crate::graphql::Caller;
 use crate::store::{Db, StoreError, Tx};
 
-/// What one call runs with, inside its transaction.
+/// What one call runs with: inside its transaction, or its one read.
 #[derive(Debug)]
 pub struct Call<'a> {
     pub conn: &'a Connection,
@@ -96,7 +97,8 @@ impl Work {
     }
 }
 
-/// Runs `f` in one transaction on the store, under the operation's span.
+/// Runs `f` on the store, under the operation's span: a write in one
+/// transaction, a Get as one read (`Db::read`).
 pub(super) async fn run<R, F>(
     db: Db,
     catalog: Arc<Catalog>,
@@ -112,21 +114,26 @@ where
     let org = caller.org().to_owned();
     let user = caller.user_id().map(str::to_owned);
     let span = span(op, metadata);
-    let in_transaction = move |conn: &mut Connection| {
-        let tx = Tx::begin(conn)?;
-        let call = Call {
-            conn: &tx,
+    let call = move |conn: &Connection| {
+        f(&Call {
+            conn,
             catalog: &catalog,
             org: &org,
             user: user.as_deref(),
-        };
-        let answer = f(&call)?;
-        tx.commit()?;
-        Ok(answer)
+        })
     };
     let result = match work {
-        Work::Read => db.read(in_transaction).instrument(span.clone()).await,
-        Work::Write => db.write(in_transaction).instrument(span.clone()).await,
+        // `Db::read` makes the Get's statements one read on its own.
+        Work::Read => db.read(call).instrument(span.clone()).await,
+        Work::Write => {
+            let in_transaction = move |conn: &mut Connection| {
+                let tx = Tx::begin(conn)?;
+                let answer = call(&tx)?;
+                tx.commit()?;
+                Ok(answer)
+            };
+            db.write(in_transaction).instrument(span.clone()).await
+        }
     };
     let outcome = match &result {
         Ok(_) => "ok",

@@ -169,15 +169,26 @@ impl Db {
     /// in progress does not hold it up (WAL). `f` must not write: on disk its
     /// connection refuses writes. A panic in `f` is [`StoreError::Worker`], as
     /// it is in [`Db::call`].
+    ///
+    /// Its statements read one state of the database: in memory the lock
+    /// alone makes them one (every writer waits for it), so no `BEGIN` and
+    /// `COMMIT` are spent on them (3 % of a Network API Get's CPU); on disk
+    /// they run in one read transaction, as a commit may land between them.
     pub async fn read<F, R>(&self, f: F) -> Result<R, StoreError>
     where
-        F: FnOnce(&mut Connection) -> Result<R, StoreError> + Send + 'static,
+        F: FnOnce(&Connection) -> Result<R, StoreError> + Send + 'static,
         R: Send + 'static,
     {
         let connections = &self.readers.connections;
         if connections.is_empty() {
-            return Self::run_here(&self.conn, f);
+            return Self::run_here(&self.conn, |conn| f(conn));
         }
+        let f = |conn: &mut Connection| {
+            let tx = Tx::begin(conn)?;
+            let read = f(&tx)?;
+            tx.commit()?;
+            Ok(read)
+        };
         let start = self.readers.next.fetch_add(1, Ordering::Relaxed);
         let free = (0..connections.len())
             .map(|i| &connections[(start + i) % connections.len()])
@@ -376,6 +387,48 @@ mod tests {
         assert_eq!((ran_on, n), (caller, 7));
         release.send(()).unwrap();
         holder.await.unwrap().unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_read_on_disk_sees_one_state_while_a_write_commits_between_its_statements() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open_file(dir.path()).unwrap();
+        db.call(|conn| {
+            Ok(conn.execute_batch("CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (7)")?)
+        })
+        .await
+        .unwrap();
+        let path = dir.path().join("sandbox.db");
+        let count = |conn: &Connection| -> Result<i64, StoreError> {
+            Ok(conn.query_row("SELECT COUNT(*) FROM t", [], |r| r.get(0))?)
+        };
+
+        let (before, after) = db
+            .read(move |conn| {
+                let before = count(conn)?;
+                // Another connection commits a row between the two statements.
+                std::thread::spawn(move || {
+                    let writer = Connection::open(path).unwrap();
+                    writer.execute("INSERT INTO t VALUES (8)", []).unwrap();
+                })
+                .join()
+                .unwrap();
+                Ok((before, count(conn)?))
+            })
+            .await
+            .unwrap();
+
+        assert_eq!((before, after), (1, 1));
+        assert_eq!(db.read(move |conn| count(conn)).await.unwrap(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_read_in_memory_spends_no_transaction_of_its_own() {
+        let db = Db::open_in_memory().unwrap();
+
+        let outside_any_transaction = db.read(|conn| Ok(conn.is_autocommit())).await;
+
+        assert!(outside_any_transaction.unwrap());
     }
 
     #[tokio::test]
