@@ -4,7 +4,8 @@
 //! document, then the variables against it) is refused whole; a valid document
 //! goes on parsed (`strict.rs` keeps each distinct document's parse), and a
 //! request strict validation covered whole runs on the schema without
-//! async-graphql's own validation rules (`schema::CHECKED`); the rest runs on the schema (`schema.rs`) with the
+//! async-graphql's own validation rules (`schema::CHECKED`), its limits measured
+//! once per document (`measured.rs`); the rest runs on the schema (`schema.rs`) with the
 //! store, the catalog, the caller and any `UpstreamFault` the link layer chose in
 //! its context, and a query's `__schema` and `__type` are answered from the
 //! served SDL (`introspection.rs`).
@@ -73,7 +74,12 @@ async fn graphql(
         request = request.data(fault);
     }
     let schema = match coverage {
-        Coverage::Whole => &*CHECKED,
+        Coverage::Whole => {
+            if let Some(measurement) = accepted.measurement() {
+                request = request.data(measurement);
+            }
+            &*CHECKED
+        }
         Coverage::DocumentOnly => &*SCHEMA,
     };
     let response = schema.execute(request).await;

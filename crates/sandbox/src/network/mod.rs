@@ -3,7 +3,7 @@
 //!
 //! A request goes: bearer token verified and body read (`crate::graphql`, called by
 //! `endpoint.rs`) → the mutation's permission checked from the input's shape alone
-//! ([`access`], called by `schema.rs`) → the call run in one SQLite transaction
+//! ([`access`], called by `schema.rs`) → the call run (a write in one SQLite transaction)
 //! ([`Call`], `call.rs`: [`patient`], [`prescription`], [`order`], with [`clinical`]
 //! patches, [`screening`] and [`present`]) → a storage fault answered as
 //! `UpstreamServiceError` (as is a fault the link layer chose for the request,
@@ -12,8 +12,8 @@
 //! `crates/sandbox/schema.graphql`. The rules are written down in
 //! `docs/network-api.md`.
 //!
-//! Dependencies run one way: `endpoint` → `introspection` → `strict` → `schema`;
-//! `endpoint` → `schema` → the record modules → `call`, `changes`, `present`,
+//! Dependencies run one way: `endpoint` → `introspection` → `strict` → `schema`
+//! → `measured`; `endpoint` → `schema` → the record modules → `call`, `changes`, `present`,
 //! `validate` → [`types`]; this file only declares and re-exports.
 
 pub mod access;
@@ -22,6 +22,7 @@ pub mod changes;
 pub mod clinical;
 mod endpoint;
 mod introspection;
+mod measured;
 pub mod order;
 pub mod patient;
 pub mod prescription;

@@ -9,9 +9,10 @@
 
 use std::sync::LazyLock;
 
-use async_graphql::{Context, EmptySubscription, Object, Schema, ValidationMode};
+use async_graphql::{Context, EmptySubscription, Object, Schema, SchemaBuilder, ValidationMode};
 
 use super::call::{Work, injected_fault, parts, run, traced_refusal};
+use super::measured::MeasuredOnce;
 use super::types::{
     ChangeSet, OperationError, OrderInput, OrderResult, PatientInput, PatientResult,
     PrescriptionInput, PrescriptionResult, RequestMetadata,
@@ -22,16 +23,18 @@ use crate::graphql;
 pub type NetworkSchema = Schema<Query, Mutation, EmptySubscription>;
 
 /// The schema, validating every request with all of async-graphql's rules.
-pub(super) static SCHEMA: LazyLock<NetworkSchema> = LazyLock::new(|| build(ValidationMode::Strict));
+pub(super) static SCHEMA: LazyLock<NetworkSchema> =
+    LazyLock::new(|| build(ValidationMode::Strict).finish());
 
 /// The same schema for requests `strict.rs` has checked whole (the document
 /// validated by apollo-compiler, the variables coerced against it): of
 /// async-graphql's validation it keeps only what strict validation does not
 /// do — the limits (depth, complexity) and its own checks of uploads and
-/// fragment cycles.
-pub(super) static CHECKED: LazyLock<NetworkSchema> = LazyLock::new(|| build(ValidationMode::Fast));
+/// fragment cycles — and runs it once per document (`measured.rs`).
+pub(super) static CHECKED: LazyLock<NetworkSchema> =
+    LazyLock::new(|| build(ValidationMode::Fast).extension(MeasuredOnce).finish());
 
-fn build(validation: ValidationMode) -> NetworkSchema {
+fn build(validation: ValidationMode) -> SchemaBuilder<Query, Mutation, EmptySubscription> {
     Schema::build(Query, Mutation, EmptySubscription)
         .register_output_type::<ChangeSet>()
         .register_output_type::<OperationError>()
@@ -41,7 +44,6 @@ fn build(validation: ValidationMode) -> NetworkSchema {
         .limit_complexity(graphql::MAX_COMPLEXITY)
         .limit_recursive_depth(64)
         .limit_directives(16)
-        .finish()
 }
 
 /// The schema in GraphQL SDL: what `crates/sandbox/schema.graphql` holds.

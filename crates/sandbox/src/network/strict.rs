@@ -24,6 +24,8 @@ use apollo_compiler::validation::Valid;
 use async_graphql::parser::types::ExecutableDocument;
 use serde::Deserialize as _;
 
+use super::measured::Measurement;
+
 /// How many distinct documents are kept.
 const CACHE_LIMIT: usize = 512;
 
@@ -56,6 +58,9 @@ struct Checked {
     valid: Option<Valid<apollo_compiler::ExecutableDocument>>,
     /// async-graphql's parse of a valid document.
     parsed: Option<ExecutableDocument>,
+    /// Its limits as `measured.rs` remembers them, for a valid document with
+    /// one operation (with several, what is measured depends on the one run).
+    measurement: Option<Measurement>,
 }
 
 /// Why a document is refused.
@@ -88,6 +93,12 @@ impl Accepted {
     /// `set_parsed_query` (`None`: let async-graphql parse it and report why not).
     pub fn parsed(&self) -> Option<ExecutableDocument> {
         self.0.parsed.clone()
+    }
+
+    /// Where its limits are remembered once measured (`measured.rs`), to give
+    /// a request covered whole as data; `None`: measure every request.
+    pub fn measurement(&self) -> Option<Measurement> {
+        self.0.measurement.clone()
     }
 
     /// Coerces `variables` (a JSON object) against the variables operation
@@ -182,11 +193,16 @@ fn check_now(query: &str) -> Checked {
         None => async_graphql::parser::parse_query(query).ok(),
         Some(_) => None,
     };
+    let measurement = parsed
+        .as_ref()
+        .filter(|document| document.operations.iter().count() == 1)
+        .map(|_| Measurement::default());
     Checked {
         forbidden,
         problem,
         valid,
         parsed,
+        measurement,
     }
 }
 
