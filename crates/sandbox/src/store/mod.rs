@@ -364,8 +364,9 @@ mod tests {
         holder.await.unwrap().unwrap();
     }
 
-    #[tokio::test]
-    async fn a_read_on_disk_is_not_held_up_by_a_write_in_progress() {
+    /// An on-disk database (in a directory dropped with the first value)
+    /// holding table `t` with one row, `n = 7`.
+    async fn on_disk_with_one_row() -> (tempfile::TempDir, Db) {
         let dir = tempfile::tempdir().unwrap();
         let db = Db::open_file(dir.path()).unwrap();
         db.call(|conn| {
@@ -373,6 +374,12 @@ mod tests {
         })
         .await
         .unwrap();
+        (dir, db)
+    }
+
+    #[tokio::test]
+    async fn a_read_on_disk_is_not_held_up_by_a_write_in_progress() {
+        let (_dir, db) = on_disk_with_one_row().await;
         let (release, holder) = hold_writer(&db).await;
         let caller = std::thread::current().id();
 
@@ -391,13 +398,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_read_on_disk_sees_one_state_while_a_write_commits_between_its_statements() {
-        let dir = tempfile::tempdir().unwrap();
-        let db = Db::open_file(dir.path()).unwrap();
-        db.call(|conn| {
-            Ok(conn.execute_batch("CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (7)")?)
-        })
-        .await
-        .unwrap();
+        let (dir, db) = on_disk_with_one_row().await;
         let path = dir.path().join("sandbox.db");
         let count = |conn: &Connection| -> Result<i64, StoreError> {
             Ok(conn.query_row("SELECT COUNT(*) FROM t", [], |r| r.get(0))?)
