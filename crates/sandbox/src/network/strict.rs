@@ -295,6 +295,20 @@ mod tests {
     }
 
     #[test]
+    fn a_document_with_one_operation_has_its_limits_remembered() {
+        let accepted = check("query StrictOneOperation { ping }").unwrap();
+
+        assert!(accepted.measurement().is_some());
+    }
+
+    #[test]
+    fn a_document_with_several_operations_is_measured_on_every_request() {
+        let accepted = check("query StrictFirst { ping } query StrictSecond { ping }").unwrap();
+
+        assert!(accepted.measurement().is_none());
+    }
+
+    #[test]
     fn a_document_holding_a_control_character_is_refused_for_it_each_time() {
         let query = "query StrictBell { ping } # \u{7}";
 
