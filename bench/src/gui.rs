@@ -16,7 +16,7 @@ use rxdesk_e2e::{APP_IDENTIFIER, KEYRING_SERVICE, Layout, World, flows};
 use crate::empty_app::{self, EmptyApp};
 use crate::plan::Plan;
 use crate::report::Figure;
-use crate::startup::{EMPTY_READY, Painting, Phases, RXDESK_READY, cold_start, logged_starts};
+use crate::startup::{EMPTY_READY, Phases, RXDESK_READY, WebProcessEnv, cold_start, logged_starts};
 use crate::stats::Target;
 use crate::{felt, memory, network};
 
@@ -154,22 +154,22 @@ pub async fn figures(plan: &Plan, root: &Path, empty: &EmptyApp) -> Result<Vec<F
         plan.cold_starts
     );
     let (mut starts_app, mut starts_empty) = (Vec::new(), Vec::new());
-    let mut painting = Painting::default();
+    let mut web = WebProcessEnv::default();
     for _ in 0..plan.cold_starts {
         world.keyring.clear(KEYRING_SERVICE)?;
         let log = logs.join("start-rxdesk.log");
-        let (start, painted) = cold_start(&layout.app, &env, &log, RXDESK_READY, gone).await?;
+        let (start, told) = cold_start(&layout.app, &env, &log, RXDESK_READY, gone).await?;
         starts_app.push(start);
-        painting = painted;
+        web = told;
         let log = logs.join("start-empty.log");
-        let empty_env = painting.applied_to(&env);
+        let empty_env = web.applied_to(&env);
         starts_empty.push(
             cold_start(&empty.binary, &empty_env, &log, EMPTY_READY, gone)
                 .await?
                 .0,
         );
     }
-    let empty_env = painting.applied_to(&env);
+    let empty_env = web.applied_to(&env);
     let start_app: Vec<f64> = starts_app.iter().map(|s| s.ms).collect();
     let start_empty: Vec<f64> = starts_empty.iter().map(|s| s.ms).collect();
     let start_note = start_phases(&world, &starts_app, &starts_empty);
@@ -221,7 +221,7 @@ pub async fn figures(plan: &Plan, root: &Path, empty: &EmptyApp) -> Result<Vec<F
         .with_note(format!(
             "both at the production log level (no RUST_LOG: info), {}; last run, MiB per \
              process — Rx Desk: {breakdown_app}; empty app: {breakdown_empty}",
-            painting.words()
+            web.words()
         )),
         Figure::measured(
             "cold_start",
@@ -235,7 +235,7 @@ pub async fn figures(plan: &Plan, root: &Path, empty: &EmptyApp) -> Result<Vec<F
             "from the WebDriver request that spawns the process to the control found \
              focusable by a 5 ms poll in the page: Rx Desk's **Sign in with your browser**, \
              the empty app's heading; {}; {start_note}",
-            painting.words()
+            web.words()
         )),
     ])
 }

@@ -153,53 +153,83 @@ pub async fn cold_start(
     log: &Path,
     ready: &str,
     gone: Duration,
-) -> Result<(ColdStart, Painting)> {
+) -> Result<(ColdStart, WebProcessEnv)> {
     let (probe, took, asked_at) = Probe::launch(app, env, log, ready).await?;
     // Read after the timed part: it costs the measurement nothing.
     let start = probe.timing(took, asked_at).await?;
-    let painting = Painting(crate::memory::descendant_env(app, Painting::VAR));
+    let web = WebProcessEnv::of(app);
     probe.quit().await?;
     crate::memory::wait_gone(app, gone).await?;
-    Ok((start, painting))
+    Ok((start, web))
 }
 
-/// How an app's web process was told to paint: the value of
-/// `WEBKIT_SKIA_ENABLE_CPU_RENDERING` it started with, if any. Rx Desk sets it
-/// on a machine without a GPU render node (`src-tauri/src/painting.rs`); the
-/// empty app is given the same, so both paint alike and the ratios measure
-/// what Rx Desk's page costs, not a different way of painting.
+/// What an app's web process was told through its environment: the values it
+/// started with of the variables Rx Desk sets for it
+/// (`src-tauri/src/web_process.rs`) — how to paint, and whether to compile
+/// scripts. The empty app is given the same, so both paint and run scripts
+/// alike and the ratios measure what Rx Desk's page costs, not a different
+/// configuration of WebKit.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Painting(pub Option<String>);
+pub struct WebProcessEnv(pub Vec<(&'static str, String)>);
 
-impl Painting {
-    pub const VAR: &str = "WEBKIT_SKIA_ENABLE_CPU_RENDERING";
+impl WebProcessEnv {
+    /// Skia on the CPU when set to anything but `0`.
+    pub const PAINTING_VAR: &str = "WEBKIT_SKIA_ENABLE_CPU_RENDERING";
+    /// JavaScriptCore's just-in-time compilers, off when `false` or `0`.
+    pub const JIT_VAR: &str = "JSC_useJIT";
+    const VARS: [&str; 2] = [Self::PAINTING_VAR, Self::JIT_VAR];
 
-    /// `env` with this way of painting in it.
+    /// What the running `app`'s web process started with.
+    pub fn of(app: &Path) -> Self {
+        Self(
+            Self::VARS
+                .into_iter()
+                .filter_map(|var| crate::memory::descendant_env(app, var).map(|v| (var, v)))
+                .collect(),
+        )
+    }
+
+    fn value(&self, var: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| *k == var)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// `env` with exactly these values of the variables in it.
     pub fn applied_to(&self, env: &[(String, OsString)]) -> Vec<(String, OsString)> {
         let mut env: Vec<_> = env
             .iter()
-            .filter(|(k, _)| k != Self::VAR)
+            .filter(|(k, _)| !Self::VARS.contains(&k.as_str()))
             .cloned()
             .collect();
-        if let Some(value) = &self.0 {
-            env.push((Self::VAR.to_owned(), value.into()));
-        }
+        env.extend(self.0.iter().map(|(k, v)| ((*k).to_owned(), v.into())));
         env
     }
 
-    /// Whether the web process paints on the CPU: the variable set to anything
-    /// but `0`.
+    /// Whether the web process paints on the CPU.
     pub fn on_cpu(&self) -> bool {
-        self.0.as_deref().is_some_and(|v| v != "0")
+        self.value(Self::PAINTING_VAR).is_some_and(|v| v != "0")
+    }
+
+    /// Whether the web process runs scripts without the JIT compilers.
+    pub fn interpreted(&self) -> bool {
+        matches!(self.value(Self::JIT_VAR), Some("false" | "0"))
     }
 
     /// For the report's notes.
-    pub fn words(&self) -> &'static str {
-        if self.on_cpu() {
-            "both painting with Skia on the CPU (no GPU render node here: Rx Desk's choice, given to the empty app too)"
+    pub fn words(&self) -> String {
+        let painting = if self.on_cpu() {
+            "painting with Skia on the CPU (no GPU render node here)"
         } else {
-            "both painting as WebKit does by default"
-        }
+            "painting as WebKit does by default"
+        };
+        let scripts = if self.interpreted() {
+            "running scripts without JavaScriptCore's JIT compilers"
+        } else {
+            "running scripts with JavaScriptCore's JIT compilers"
+        };
+        format!("both {painting} and {scripts} (Rx Desk's choices, given to the empty app too)")
     }
 }
 
@@ -333,11 +363,42 @@ impl Phases {
 mod tests {
     use super::*;
 
+    fn told(var: &'static str, value: &str) -> WebProcessEnv {
+        WebProcessEnv(vec![(var, value.into())])
+    }
+
     #[test]
     fn painting_is_on_the_cpu_only_when_the_variable_says_so() {
-        assert!(Painting(Some("1".into())).on_cpu());
-        assert!(!Painting(Some("0".into())).on_cpu());
-        assert!(!Painting(None).on_cpu());
+        assert!(told(WebProcessEnv::PAINTING_VAR, "1").on_cpu());
+        assert!(!told(WebProcessEnv::PAINTING_VAR, "0").on_cpu());
+        assert!(!WebProcessEnv::default().on_cpu());
+    }
+
+    #[test]
+    fn scripts_are_interpreted_only_when_the_variable_turns_the_jit_off() {
+        assert!(told(WebProcessEnv::JIT_VAR, "false").interpreted());
+        assert!(told(WebProcessEnv::JIT_VAR, "0").interpreted());
+        assert!(!told(WebProcessEnv::JIT_VAR, "true").interpreted());
+        assert!(!WebProcessEnv::default().interpreted());
+    }
+
+    #[test]
+    fn the_empty_app_gets_exactly_the_values_rx_desk_started_with() {
+        let env = vec![
+            ("DISPLAY".to_owned(), OsString::from(":9")),
+            (WebProcessEnv::JIT_VAR.to_owned(), OsString::from("true")),
+        ];
+        let web = told(WebProcessEnv::PAINTING_VAR, "1");
+
+        let given = web.applied_to(&env);
+
+        assert_eq!(
+            given,
+            vec![
+                ("DISPLAY".to_owned(), OsString::from(":9")),
+                (WebProcessEnv::PAINTING_VAR.to_owned(), OsString::from("1")),
+            ]
+        );
     }
 
     const LOG: &str = "\

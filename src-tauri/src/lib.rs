@@ -16,8 +16,10 @@ pub mod logging;
 pub mod painting;
 pub mod policy;
 pub mod sandbox;
+pub mod scripting;
 pub mod session_store;
 pub mod updates;
+pub mod web_process;
 
 use std::sync::Arc;
 use tauri::{Manager, Runtime};
@@ -154,10 +156,10 @@ fn policy_max_idle(path: &std::path::Path) -> Option<std::time::Duration> {
 /// Keeps the log file writer alive for the life of the app.
 struct LogGuard(#[allow(dead_code)] Option<tracing_appender::non_blocking::WorkerGuard>);
 
-/// Runs the app, its web view painting as [`painting::apply`] chose (logged).
+/// Runs the app, its web process started as [`web_process::apply`] chose (logged).
 /// Logs how long start-up took until the window exists and until the core is
 /// ready (the bench's cold-start note reads it).
-pub fn run(painting: painting::Painting) -> Result<(), StartError> {
+pub fn run(web_process: web_process::WebProcess) -> Result<(), StartError> {
     let started = std::time::Instant::now();
     let app = builder(
         tauri::Builder::default()
@@ -181,7 +183,8 @@ pub fn run(painting: painting::Painting) -> Result<(), StartError> {
     }
     tracing::info!(
         version = env!("CARGO_PKG_VERSION"),
-        ?painting,
+        painting = ?web_process.painting,
+        scripting = ?web_process.scripting,
         "Rx Desk starting"
     );
     let config = platform_config(app.handle())?;

@@ -3,9 +3,9 @@
 
 fn main() -> std::process::ExitCode {
     // SAFETY: the first thing `main` does — no other thread exists yet.
-    #[allow(unsafe_code)] // The workspace's one exception (`painting::apply`).
-    let painting = unsafe { rxdesk_lib::painting::apply() };
-    match rxdesk_lib::run(painting) {
+    #[allow(unsafe_code)] // The workspace's one exception (`web_process::apply`).
+    let web_process = unsafe { rxdesk_lib::web_process::apply() };
+    match rxdesk_lib::run(web_process) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("Rx Desk could not start: {e}");

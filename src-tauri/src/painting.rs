@@ -14,7 +14,8 @@
 //! IT already set is never overridden.
 //!
 //! Linux only: elsewhere the system web view paints as the platform decides.
-//! What does not live here: any other WebKit setting.
+//! What does not live here: setting the variable (`web_process::apply`), any
+//! other WebKit setting.
 
 use std::path::Path;
 
@@ -51,33 +52,6 @@ pub fn render_nodes(dri: &Path) -> usize {
             .filter(|e| e.file_name().to_string_lossy().starts_with("renderD"))
             .count()
     })
-}
-
-/// Chooses for this machine and sets the variable when painting on the CPU.
-///
-/// # Safety
-/// Sets a process environment variable: call it from `main` before any other
-/// thread exists (nothing else reads or writes the environment concurrently).
-#[cfg(target_os = "linux")]
-#[allow(unsafe_code)] // The workspace's one exception: see the safety contract above.
-pub unsafe fn apply() -> Painting {
-    let configured = std::env::var_os(CPU_PAINTING_VAR).is_some();
-    let painting = choose(configured, render_nodes(Path::new("/dev/dri")));
-    if painting == Painting::CpuNoRenderNode {
-        // SAFETY: the caller guarantees no other thread exists yet.
-        unsafe { std::env::set_var(CPU_PAINTING_VAR, "1") };
-    }
-    painting
-}
-
-/// Elsewhere the platform's web view decides.
-///
-/// # Safety
-/// Nothing to uphold off Linux; `unsafe` only to match the Linux signature.
-#[cfg(not(target_os = "linux"))]
-#[allow(unsafe_code)] // Declared unsafe to match the Linux signature; does nothing unsafe.
-pub unsafe fn apply() -> Painting {
-    Painting::Default
 }
 
 #[cfg(test)]
