@@ -76,8 +76,8 @@ fn appender(
 /// tracing-appender's default is 128 000, and its channel writes every slot's
 /// stamp when it is made: 4.1 MB of the app's memory touched in its first
 /// millisecond and kept for its life — the largest single allocation of the app
-/// process in heaptrack. The busiest moment, signing a batch, writes a few lines
-/// per command, far below this.
+/// process in heaptrack. Commands log a few lines each (name and outcome), so
+/// only a runaway loop could fill this.
 const BUFFERED_LINES: usize = 4096;
 
 /// The writer thread that puts lines into `appender`, with a buffer of
