@@ -33,6 +33,17 @@ pub enum Painting {
     AsConfigured,
 }
 
+impl Painting {
+    /// The variable and value this choice puts in the web process's
+    /// environment; `None`: nothing to set.
+    pub fn setting(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Painting::CpuNoRenderNode => Some((CPU_PAINTING_VAR, "1")),
+            Painting::Default | Painting::AsConfigured => None,
+        }
+    }
+}
+
 /// What to do on a machine where `configured` says whether the variable is
 /// already set and `render_nodes` is how many GPU render nodes it has.
 pub fn choose(configured: bool, render_nodes: usize) -> Painting {
@@ -62,6 +73,16 @@ mod tests {
     #[test]
     fn a_machine_without_a_render_node_paints_on_the_cpu() {
         assert_eq!(choose(false, 0), Painting::CpuNoRenderNode);
+    }
+
+    #[test]
+    fn painting_on_the_cpu_sets_the_variable_to_one_and_no_other_choice_sets_it() {
+        assert_eq!(
+            Painting::CpuNoRenderNode.setting(),
+            Some((CPU_PAINTING_VAR, "1"))
+        );
+        assert_eq!(Painting::Default.setting(), None);
+        assert_eq!(Painting::AsConfigured.setting(), None);
     }
 
     #[test]

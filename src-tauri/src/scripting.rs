@@ -18,7 +18,7 @@
 //! overridden.
 //!
 //! Linux only (WebKitGTK): elsewhere the platform's web view decides.
-//! What does not live here: setting the variable (`web_process::apply`).
+//! What does not live here: writing the variable (`web_process::apply`).
 
 /// The variable JavaScriptCore reads in the web process.
 pub const JIT_VAR: &str = "JSC_useJIT";
@@ -32,6 +32,17 @@ pub enum Scripting {
     Interpreted,
     /// The environment already says; left as it is.
     AsConfigured,
+}
+
+impl Scripting {
+    /// The variable and value this choice puts in the web process's
+    /// environment; `None`: nothing to set.
+    pub fn setting(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Scripting::Interpreted => Some((JIT_VAR, "false")),
+            Scripting::Default | Scripting::AsConfigured => None,
+        }
+    }
 }
 
 /// What to do when `configured` says whether the variable is already set.
@@ -50,6 +61,13 @@ mod tests {
     #[test]
     fn scripts_run_interpreted_unless_the_environment_says_otherwise() {
         assert_eq!(choose(false), Scripting::Interpreted);
+    }
+
+    #[test]
+    fn interpreted_scripts_turn_the_jit_off_and_no_other_choice_sets_it() {
+        assert_eq!(Scripting::Interpreted.setting(), Some((JIT_VAR, "false")));
+        assert_eq!(Scripting::Default.setting(), None);
+        assert_eq!(Scripting::AsConfigured.setting(), None);
     }
 
     #[test]

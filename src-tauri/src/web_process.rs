@@ -3,9 +3,9 @@
 //! WebKitGTK starts its web process with the app's environment, and reads a few
 //! choices from it that no API reaches: how to paint ([`crate::painting`]) and
 //! whether to compile the page's scripts ([`crate::scripting`]). Those modules
-//! decide; this one writes the variables — the workspace's one `unsafe`
-//! exception, because setting an environment variable is only sound while no
-//! other thread exists.
+//! decide and say what each choice sets; this one writes the variables — the
+//! workspace's one `unsafe` exception, because setting an environment variable
+//! is only sound while no other thread exists.
 
 use crate::painting::{self, Painting};
 use crate::scripting::{self, Scripting};
@@ -25,23 +25,22 @@ pub struct WebProcess {
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)] // The workspace's one exception: see the safety contract above.
 pub unsafe fn apply() -> WebProcess {
-    let painting = painting::choose(
-        std::env::var_os(painting::CPU_PAINTING_VAR).is_some(),
-        painting::render_nodes(std::path::Path::new("/dev/dri")),
-    );
-    if painting == Painting::CpuNoRenderNode {
+    let configured = |var: &str| std::env::var_os(var).is_some();
+    let chosen = WebProcess {
+        painting: painting::choose(
+            configured(painting::CPU_PAINTING_VAR),
+            painting::render_nodes(std::path::Path::new("/dev/dri")),
+        ),
+        scripting: scripting::choose(configured(scripting::JIT_VAR)),
+    };
+    for (var, value) in [chosen.painting.setting(), chosen.scripting.setting()]
+        .into_iter()
+        .flatten()
+    {
         // SAFETY: the caller guarantees no other thread exists yet.
-        unsafe { std::env::set_var(painting::CPU_PAINTING_VAR, "1") };
+        unsafe { std::env::set_var(var, value) };
     }
-    let scripting = scripting::choose(std::env::var_os(scripting::JIT_VAR).is_some());
-    if scripting == Scripting::Interpreted {
-        // SAFETY: as above — still before any other thread.
-        unsafe { std::env::set_var(scripting::JIT_VAR, "false") };
-    }
-    WebProcess {
-        painting,
-        scripting,
-    }
+    chosen
 }
 
 /// Elsewhere the platform's web view decides.
