@@ -10,9 +10,8 @@
 //!
 //! ```text
 //! npm --prefix ui run build
-//! cargo build -p rxdesk --features tauri/custom-protocol
-//! cargo build -p rxdesk-sandbox -p rxdesk-e2e --bins
-//! RXDESK_E2E=1 cargo test -p rxdesk-e2e --test journeys
+//! cargo build --workspace --bins --tests --examples
+//! RXDESK_E2E=1 cargo test --workspace --test journeys
 //! ```
 //!
 //! Arguments: words that select journeys by substring (like libtest filters).

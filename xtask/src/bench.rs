@@ -8,7 +8,7 @@
 
 use anyhow::Result;
 
-use crate::{cargo, prepare_desktop_run, root, step};
+use crate::{cargo, prepare_desktop_run, root, step, test_programs};
 
 pub fn bench(args: &[String]) -> Result<()> {
     let quick = args.iter().any(|a| a == "--quick");
@@ -23,21 +23,27 @@ pub fn bench(args: &[String]) -> Result<()> {
     }
     // The bench drives the sandbox and the browser program built beside it. A
     // full run measures with release builds; `--quick` only proves the report's
-    // shape, so it reuses the debug builds `cargo xtask test` already made.
+    // shape, so it reuses the debug builds `cargo xtask test` already made (at
+    // their feature set: `test_programs`).
     let profile = if quick { "debug" } else { "release" };
-    let mut build = cargo();
-    build.args(["build", "--locked", "--bins"]);
-    if !quick {
-        build.arg("--release");
-    }
-    build.args([
-        "-p",
-        "rxdesk-bench",
-        "-p",
-        "rxdesk-sandbox",
-        "-p",
-        "rxdesk-e2e",
-    ]);
+    let build = if quick {
+        test_programs()
+    } else {
+        let mut build = cargo();
+        build.args([
+            "build",
+            "--locked",
+            "--bins",
+            "--release",
+            "-p",
+            "rxdesk-bench",
+            "-p",
+            "rxdesk-sandbox",
+            "-p",
+            "rxdesk-e2e",
+        ]);
+        build
+    };
     step(
         &format!("build the bench, the sandbox and the e2e browser ({profile})"),
         build,

@@ -15,6 +15,7 @@ use anyhow::{Context as _, Result, bail, ensure};
 
 use crate::{
     BUILD_PACKAGES, TEST_PACKAGES, apt_get, cargo, ensure_packages, is_root, npm, root, step,
+    test_programs,
 };
 
 /// One kind of installer: its cargo features and the config overlay naming it.
@@ -435,23 +436,12 @@ fn tempfile_dir(name: &str) -> Result<PathBuf> {
 /// its sign-in screen, a sign-in through the browser (the e2e harness's
 /// `installed` test).
 fn launch_installed() -> Result<()> {
-    let mut bins = cargo();
-    bins.args([
-        "build",
-        "--locked",
-        "--bins",
-        "-p",
-        "rxdesk-sandbox",
-        "-p",
-        "rxdesk-e2e",
-    ]);
-    step("build the sandbox and the e2e browser", bins)?;
+    step("build the sandbox and the e2e browser", test_programs())?;
     let mut test = cargo();
     test.env("RXDESK_INSTALLED_APP", INSTALLED_APP).args([
         "test",
+        "--workspace",
         "--locked",
-        "-p",
-        "rxdesk-e2e",
         "--test",
         "installed",
     ]);

@@ -235,31 +235,10 @@ fn e2e_command(args: &[String]) -> Result<()> {
 fn e2e(build: bool, link: Option<&str>, filters: &[String]) -> Result<()> {
     if build {
         prepare_desktop_run()?;
-        let mut bins = cargo();
-        bins.args([
-            "build",
-            "--locked",
-            "--bins",
-            "-p",
-            "rxdesk",
-            "-p",
-            "rxdesk-sandbox",
-            "-p",
-            "rxdesk-e2e",
-        ]);
-        step("build the app, the sandbox and the e2e browser", bins)?;
-        // A clinic backend's receiver the after-Send journey runs (`cargo
-        // test` builds it too, as every example).
-        let mut receiver = cargo();
-        receiver.args([
-            "build",
-            "--locked",
-            "-p",
-            "rxdesk-client",
-            "--example",
-            "webhook_receiver",
-        ]);
-        step("build the webhook receiver example", receiver)?;
+        step(
+            "build the app, the sandbox, the e2e browser and the webhook receiver",
+            test_programs(),
+        )?;
     }
     let mut journeys = cargo();
     journeys.env("RXDESK_E2E", "1");
@@ -270,9 +249,8 @@ fn e2e(build: bool, link: Option<&str>, filters: &[String]) -> Result<()> {
     journeys
         .args([
             "test",
+            "--workspace",
             "--locked",
-            "-p",
-            "rxdesk-e2e",
             "--test",
             "journeys",
             "--",
@@ -283,6 +261,27 @@ fn e2e(build: bool, link: Option<&str>, filters: &[String]) -> Result<()> {
         None => "end-to-end journeys".to_owned(),
     };
     step(&what, journeys)
+}
+
+/// Builds every program the test harnesses drive (the app, the sandbox, the
+/// e2e browser, the bench, the examples such as the webhook receiver) and
+/// every test, for the whole workspace at once. Cargo resolves features per
+/// invocation: a build of a few packages (`-p rxdesk-e2e`) gets another feature
+/// set than `cargo test --workspace` and compiles about 80 dependencies a
+/// second time (a minute on 2 cores, and their copies on disk). Every step that
+/// runs a test or a test program after `cargo test --workspace` therefore
+/// names `--workspace` too, and this build of it compiles nothing anew.
+fn test_programs() -> Command {
+    let mut build = cargo();
+    build.args([
+        "build",
+        "--workspace",
+        "--locked",
+        "--bins",
+        "--tests",
+        "--examples",
+    ]);
+    build
 }
 
 fn npm(args: &[&str]) -> Command {
