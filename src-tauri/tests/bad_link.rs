@@ -4,9 +4,8 @@
 //! these check: a lost answer never becomes a second record, an edit made
 //! after it is not dropped, a double submit sends once, retries reach the UI
 //! under the action's id, and cancelling stops what is safe to stop.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::sync::mpsc;
 use std::thread;

@@ -3,9 +3,8 @@
 //! in-process (its demo fixture: Maple and Birch, ada, mo, the demo patients),
 //! with keyring-core's mock store. What these check is what the UI receives:
 //! results, `CommandError`s and events.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 use std::time::Duration;

@@ -11,7 +11,6 @@
 //! app to the OS: its own bundle identifier, keyring service and link scheme,
 //! so it never restores or ends a production session and never takes a
 //! production `rxdesk://` link. Checked on the two config files the CLI merges.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::process::Command;
 

@@ -3,9 +3,8 @@
 //! (`ui/src/components/`), for a patient with one draft and one order. A count
 //! that grows means a call was added back; change the pinned number only with
 //! a reason.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 

@@ -8,7 +8,6 @@
 //! the accepted case stops at the verified download `install_update` starts
 //! with; the refused cases go through `install_update` itself, which refuses
 //! before installing anything.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

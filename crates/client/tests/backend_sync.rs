@@ -2,9 +2,8 @@
 //! the second run creates nothing; a bad row is reported with its line and field while the
 //! others go on; orders go out once a prescriber has signed. The last test runs
 //! the example's binary itself (built by `cargo test` with the other targets).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use rxdesk_client::IdempotencyKey;
 use rxdesk_client::network::documents::PrescriptionInput;

@@ -12,9 +12,8 @@
 //! a `Retry-After` as an HTTP-date, refusing a request that comes back too
 //! early — comes from the test proxy (`support::Proxy`), a fake bad link in
 //! front of the sandbox.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

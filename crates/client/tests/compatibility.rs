@@ -7,9 +7,8 @@
 //! Each schema reaches the check as it does from a network: apollo-compiler
 //! answers the client's introspection query from the SDL (as the sandbox's
 //! `network/introspection.rs` does), and the check reads that answer.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use apollo_compiler::Schema;
 use apollo_compiler::executable::ExecutableDocument;

@@ -2,9 +2,8 @@
 //! a wrong `state`, `error=` answers, timeout, cancel, the port released after,
 //! loopback only. Most need no sandbox: nothing reaches the network before a
 //! valid code arrives.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

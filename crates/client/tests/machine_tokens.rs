@@ -2,9 +2,8 @@
 //! API: the contract's JSON body, one token request however many callers,
 //! renewal shortly before expiry, one forced renewal after the API rejects a
 //! token; and the public-client rule.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -2,9 +2,8 @@
 //! each kind of outcome (record, unapplied change, ambiguity, refusal), answering
 //! an option and sending again, signing by content hash (stale → invalidated),
 //! batch signing with a refusal in the middle (the compatibility check: `compatibility.rs`).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use rxdesk_client::network::documents::*;
 use rxdesk_client::network::{

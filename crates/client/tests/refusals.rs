@@ -1,9 +1,8 @@
 //! Every whole-request refusal of the Network API mapped to its [`ClientError`]
 //! variant, each made once. (A machine connection that never signs is in
 //! `network.rs`; retries on a bad link in `bad_link.rs`.)
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use rxdesk_client::network::documents::*;
 use rxdesk_client::network::{Network, Outcome};

@@ -4,9 +4,8 @@
 //! access token stops working at once and the browser's login is gone; a
 //! sign-in asked to be fresh gets the password page even in a browser the network
 //! still knows.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use rxdesk_client::{Client, ClientError, Session, SignOutStep};
 use support::*;

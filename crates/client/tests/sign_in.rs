@@ -3,9 +3,8 @@
 //! `/userinfo` and the permissions from the token response's `scope`; then the
 //! session's life: renewal with rotation, sign-out with revocation, the keyring
 //! budget.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use rxdesk_client::{ClientError, SignOutStep};
 use support::*;

@@ -3,9 +3,8 @@
 //! client's) is believed and read into its typed event; a tampered body, another
 //! secret, a stale or future timestamp and missing headers are refused; every
 //! documented event type parses; and what the sandbox actually sends verifies.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

@@ -2,9 +2,8 @@
 //! key, its issuer and every token that is still valid — on the same port, and
 //! on another one when it must take another (the old one busy, or
 //! `--listen 127.0.0.1:0`).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::net::{SocketAddr, TcpListener};
 

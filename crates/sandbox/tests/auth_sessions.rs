@@ -5,9 +5,8 @@
 //! its refresh or access token revoked, a token replayed, or RP-initiated logout at
 //! the end-session endpoint — its access tokens are refused by `/graphql` and
 //! `/userinfo` before they expire, also after a restart.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

@@ -2,9 +2,8 @@
 //! cookie-keeping client that fills the HTML forms, with the `oauth2` crate as
 //! the OAuth client (PKCE S256): who gets which token, and every refusal of the
 //! `/authorize` step (error page or redirect with `error=`).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use rxdesk_sandbox::fixture::derive_user_id;
 use support::*;

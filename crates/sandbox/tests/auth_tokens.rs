@@ -2,9 +2,8 @@
 //! contract shows them, the code exchange and its refusals, refresh token
 //! rotation, reuse, expiry and revocation, and bodies that are malformed or too
 //! large (always 4xx, never 5xx, and the server keeps answering).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -2,9 +2,8 @@
 //! who it acts for — `sub`, `name`, `email`, `role`, `org_id`, `org_name` — and
 //! the token is verified exactly as `/graphql` verifies it. No token, a machine
 //! token, an expired or forged one are refused with an RFC 6750 challenge.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

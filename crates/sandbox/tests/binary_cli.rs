@@ -3,7 +3,6 @@
 //! second line names the control endpoint, and the link flags are in force; a
 //! broken fixture or a control address off loopback makes it exit non-zero with
 //! a message naming the problem.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead as _, BufReader, Read as _};
 use std::process::{Command, Stdio};

@@ -2,11 +2,10 @@
 //! endpoint"): the test clock read and advanced over HTTP (a Get shows the step at
 //! once), subscriptions added and removed at runtime (loopback only), and the
 //! delivery log as JSON.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod after_send_support;
-mod network_support;
-mod support;
+use crate::after_send_support;
+use crate::network_support;
+use crate::support;
 
 use std::net::SocketAddr;
 

@@ -2,9 +2,8 @@
 //! message naming the file, the entry and the rule; a valid one with an extra
 //! role gives its users that role's permissions and shows no demo hint. Each
 //! validation rule on its own is unit-tested in `src/fixture/tests.rs`.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use rxdesk_sandbox::{Config, FixtureSource, Sandbox, StartError};
 use support::*;

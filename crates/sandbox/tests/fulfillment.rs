@@ -5,11 +5,9 @@
 //! schema allows; prescriptions are created when signed, depleted when every fill
 //! is on a sent order and active again when that order is canceled. Each rule is
 //! read from the webhook events a subscribed receiver gets.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod after_send_support;
-mod network_support;
-mod support;
+use crate::after_send_support;
+use crate::network_support;
 
 use after_send_support::*;
 use network_support::*;

@@ -3,10 +3,9 @@
 //! client — repeats included — is clean; each kind of duplicate a client that
 //! retried without its key leaves is caught, by id; the binary says so in its
 //! exit code and prints ids only.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod network_support;
-mod support;
+use crate::network_support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;

@@ -5,10 +5,9 @@
 //! another audience, from another issuer or expired fails the whole request with
 //! 401, `WWW-Authenticate: Bearer`, one coded error and no `data` — before the
 //! body is even read. A machine token never signs, whatever scopes it carries.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod network_support;
-mod support;
+use crate::network_support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -2,9 +2,8 @@
 //! the built-in ones; a broken reference stops the start naming the file, the
 //! entry and the rule; the demo's seeded patients are there once, also after a
 //! restart on the same data directory.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use rxdesk_sandbox::{Config, FixtureSource, Sandbox, StartError};
 use serde_json::{Value, json};

@@ -4,10 +4,8 @@
 //! and racing transitions end in one consistent state.
 //! (Racing signatures are in `network_prescription.rs`, racing `externalId`
 //! drafts too.)
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod network_support;
-mod support;
+use crate::network_support;
 
 use network_support::*;
 use rxdesk_sandbox::Sandbox;

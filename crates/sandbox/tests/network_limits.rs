@@ -2,10 +2,8 @@
 //! request per body, and bodies over 64 KiB however they are sent. An abusive
 //! request gets a coded GraphQL error (or a 4xx for the body itself), never a
 //! 5xx, and the sandbox keeps answering.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod network_support;
-mod support;
+use crate::network_support;
 
 use network_support::{Reply, gql, machine, post_raw, start};
 use rxdesk_sandbox::Sandbox;

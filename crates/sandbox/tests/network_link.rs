@@ -4,10 +4,9 @@
 //! seed, latency (counted, never timed), the token outage, and the control
 //! endpoint (`GET`/`PUT /link`, loopback only). Settings are changed through
 //! `Sandbox::link()` or, where the control endpoint is the subject, over HTTP.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod network_support;
-mod support;
+use crate::network_support;
+use crate::support;
 
 use std::io::{Read as _, Write as _};
 use std::net::SocketAddr;

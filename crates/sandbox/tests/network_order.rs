@@ -2,10 +2,8 @@
 //! Sync, the checks of Send, Cancel, what may change after sending, one live order
 //! per prescription, choosing a pharmacy, and the exceptions that appear after
 //! sending.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod network_support;
-mod support;
+use crate::network_support;
 
 use network_support::*;
 use rxdesk_sandbox::Sandbox;

@@ -1,10 +1,8 @@
 //! The Network API's `patient` upsert (docs/network-api.md, "Patient"): Get, Sync
 //! (matching, adding, candidates, what is missing), Update, validation, and the
 //! clinical lists and benefits as patches. A call is all or nothing.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod network_support;
-mod support;
+use crate::network_support;
 
 use network_support::*;
 use serde_json::{Value, json};

@@ -3,10 +3,8 @@
 //! read:order), reg (registrar: read:patient, write:patient) and rita (rx_reader:
 //! read:prescription). Permissions are checked before anything is looked up, and a
 //! refusal is the same answer every time.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod network_support;
-mod support;
+use crate::network_support;
 
 use network_support::*;
 use serde_json::{Value, json};

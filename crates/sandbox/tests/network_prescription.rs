@@ -2,10 +2,8 @@
 //! look-up, drafting (by treatment, by template, continuing a draft in progress,
 //! externalIds), dispense rules, screening, and signing (the content hash, who may
 //! sign, finality, races).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod network_support;
-mod support;
+use crate::network_support;
 
 use network_support::*;
 use rxdesk_sandbox::Sandbox;

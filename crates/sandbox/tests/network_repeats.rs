@@ -4,10 +4,8 @@
 //! submission, and no error it cannot explain. What must still be refused stays
 //! refused. (An `externalId` used again on a prescription draft is in
 //! `network_prescription.rs`, on an order Sync in `network_order.rs`.)
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod network_support;
-mod support;
+use crate::network_support;
 
 use network_support::*;
 use serde_json::{Value, json};

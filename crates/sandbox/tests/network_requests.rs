@@ -1,9 +1,7 @@
 //! Whole requests to the Network API (docs/network-api.md, the `ping` query and
 //! "Whole-request failures"): what comes back before any operation runs.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod network_support;
-mod support;
+use crate::network_support;
 
 use network_support::*;
 use serde_json::{Value, json};

@@ -3,10 +3,9 @@
 //! patient with their clinical record, a signed prescription, a draft, a sent
 //! order; and a draft can still be signed, an `externalId` still names its
 //! prescription. (A `kill -9` mid-write is `network_storage.rs`.)
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod network_support;
-mod support;
+use crate::network_support;
+use crate::support;
 
 use network_support::*;
 use rxdesk_sandbox::{Config, FixtureSource, Sandbox, Storage};

@@ -7,17 +7,14 @@
 //! real schema.
 //!
 //! Regenerate after a schema change with:
-//! `UPDATE_SCHEMA=1 cargo test -p rxdesk-sandbox --test network_schema`
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+//! `UPDATE_SCHEMA=1 cargo test -p rxdesk-sandbox --test integration network_schema`
 
 use std::path::PathBuf;
 
 const HEADER: &str = "\
 # The Network API as the sandbox serves it, exported from the server (rxdesk-sandbox).
 # Do not edit by hand: a test fails when this file and the server disagree.
-# Regenerate: UPDATE_SCHEMA=1 cargo test -p rxdesk-sandbox --test network_schema
+# Regenerate: UPDATE_SCHEMA=1 cargo test -p rxdesk-sandbox --test integration network_schema
 
 ";
 
@@ -39,7 +36,7 @@ fn schema_file_is_the_servers_exported_schema() {
     assert!(
         on_disk == expected,
         "crates/sandbox/schema.graphql differs from the server's schema; \
-         regenerate it with `UPDATE_SCHEMA=1 cargo test -p rxdesk-sandbox --test network_schema`"
+         regenerate it with `UPDATE_SCHEMA=1 cargo test -p rxdesk-sandbox --test integration network_schema`"
     );
 }
 

@@ -1,9 +1,8 @@
 //! The Network API's storage under stress: a storage fault answers
 //! `UpstreamServiceError` (retryable when the store is busy) and saves nothing; a
 //! `kill -9` in the middle of a burst of writes loses nothing that was answered.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Stdio};

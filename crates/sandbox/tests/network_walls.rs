@@ -2,10 +2,8 @@
 //! belongs to the organization of the token that made it, and another
 //! organization's id reads as unknown — the same answer as an id that never
 //! existed. Birch tokens against Maple's records, and externalIds per organization.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod network_support;
-mod support;
+use crate::network_support;
 
 use network_support::*;
 use rxdesk_sandbox::Sandbox;

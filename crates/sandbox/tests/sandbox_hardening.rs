@@ -1,9 +1,8 @@
 //! The local sandbox is not an open door: it answers only to loopback names
 //! (against DNS rebinding), keeps its data owner-only, and names itself on every
 //! authorization response (RFC 9207, against authorization-server mix-up).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use rxdesk_sandbox::{Config, Storage};
 use support::*;

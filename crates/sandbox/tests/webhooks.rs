@@ -3,11 +3,10 @@
 //! signature another HMAC implementation accepts, retried on `5xx` and on a refused
 //! connection, dropped on another `4xx`, still delivered after a restart of the
 //! sandbox, and — when asked — a seeded share delivered twice and out of order.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod after_send_support;
-mod network_support;
-mod support;
+use crate::after_send_support;
+use crate::network_support;
+use crate::support;
 
 use std::time::Duration;
 
