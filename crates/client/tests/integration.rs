@@ -1,8 +1,13 @@
 //! The client's integration tests, one module per file beside this one, built
 //! as one test binary: one link and one copy of the client and the sandbox on
-//! disk instead of one per file (each was about 75 MB). `clinic_network` stays
-//! a binary of its own: it re-runs itself as a child process with the proxy
-//! variables set. `Cargo.toml` lists the binaries (`autotests = false`).
+//! disk instead of one per file (each was about 75 MB). Binaries of their own,
+//! listed in `Cargo.toml` (`autotests = false`): `clinic_network` re-runs itself
+//! as a child process with the proxy variables set, and `logs` captures what the
+//! client logs, which needs a process where no other test runs the client. With
+//! one subscriber registered, tracing caches a callsite's interest as computed
+//! on the thread that reaches it first (tokio-rs/tracing#3611): a sibling test
+//! without a subscriber made it "never", and the capture missed the client's
+//! operation spans (one CI run in three).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -11,7 +16,6 @@ mod backend_sync;
 mod bad_link;
 mod compatibility;
 mod listener;
-mod logs;
 mod machine_tokens;
 mod network;
 mod refusals;

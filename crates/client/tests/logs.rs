@@ -2,8 +2,9 @@
 //! its UserInfo request, patient, prescription, signing, order, sending, a
 //! refusal, renewal, sign-out, machine calls): one span per operation with its
 //! outcome and duration — and never a token or a patient field.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::support;
+mod support;
 
 use rxdesk_client::IdempotencyKey;
 use rxdesk_client::network::Outcome;
