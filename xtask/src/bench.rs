@@ -8,7 +8,7 @@
 
 use anyhow::Result;
 
-use crate::{cargo, prepare_desktop_run, root, step, test_programs};
+use crate::{build_test_programs, cargo, prepare_desktop_run, root, step};
 
 pub fn bench(args: &[String]) -> Result<()> {
     let quick = args.iter().any(|a| a == "--quick");
@@ -24,10 +24,10 @@ pub fn bench(args: &[String]) -> Result<()> {
     // The bench drives the sandbox and the browser program built beside it. A
     // full run measures with release builds; `--quick` only proves the report's
     // shape, so it reuses the debug builds `cargo xtask test` already made (at
-    // their feature set: `test_programs`).
+    // their feature set: `build_test_programs`).
     let profile = if quick { "debug" } else { "release" };
-    let build = if quick {
-        test_programs()
+    if quick {
+        build_test_programs()?;
     } else {
         let mut build = cargo();
         build.args([
@@ -42,12 +42,11 @@ pub fn bench(args: &[String]) -> Result<()> {
             "-p",
             "rxdesk-e2e",
         ]);
-        build
-    };
-    step(
-        &format!("build the bench, the sandbox and the e2e browser ({profile})"),
-        build,
-    )?;
+        step(
+            "build the bench, the sandbox and the e2e browser (release)",
+            build,
+        )?;
+    }
     let mut run =
         std::process::Command::new(root().join("target").join(profile).join("rxdesk-bench"));
     run.current_dir(root());

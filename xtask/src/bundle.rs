@@ -14,8 +14,8 @@ use std::process::Command;
 use anyhow::{Context as _, Result, bail, ensure};
 
 use crate::{
-    BUILD_PACKAGES, TEST_PACKAGES, apt_get, cargo, ensure_packages, is_root, npm, root, step,
-    test_programs,
+    BUILD_PACKAGES, TEST_PACKAGES, apt_get, build_test_programs, cargo, ensure_packages, is_root,
+    npm, root, step,
 };
 
 /// One kind of installer: its cargo features and the config overlay naming it.
@@ -436,7 +436,7 @@ fn tempfile_dir(name: &str) -> Result<PathBuf> {
 /// its sign-in screen, a sign-in through the browser (the e2e harness's
 /// `installed` test).
 fn launch_installed() -> Result<()> {
-    step("build the sandbox and the e2e browser", test_programs())?;
+    build_test_programs()?;
     let mut test = cargo();
     test.env("RXDESK_INSTALLED_APP", INSTALLED_APP).args([
         "test",

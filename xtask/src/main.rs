@@ -235,10 +235,7 @@ fn e2e_command(args: &[String]) -> Result<()> {
 fn e2e(build: bool, link: Option<&str>, filters: &[String]) -> Result<()> {
     if build {
         prepare_desktop_run()?;
-        step(
-            "build the app, the sandbox, the e2e browser and the webhook receiver",
-            test_programs(),
-        )?;
+        build_test_programs()?;
     }
     let mut journeys = cargo();
     journeys.env("RXDESK_E2E", "1");
@@ -271,7 +268,7 @@ fn e2e(build: bool, link: Option<&str>, filters: &[String]) -> Result<()> {
 /// second time (a minute on 2 cores, and their copies on disk). Every step that
 /// runs a test or a test program after `cargo test --workspace` therefore
 /// names `--workspace` too, and this build of it compiles nothing anew.
-fn test_programs() -> Command {
+fn build_test_programs() -> Result<()> {
     let mut build = cargo();
     build.args([
         "build",
@@ -281,7 +278,10 @@ fn test_programs() -> Command {
         "--tests",
         "--examples",
     ]);
-    build
+    step(
+        "build the workspace's test programs (app, sandbox, e2e browser, bench, examples)",
+        build,
+    )
 }
 
 fn npm(args: &[&str]) -> Command {
