@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { flushSync } from 'svelte';
 import type { ChoiceView } from '../bindings/ipc';
-import { ADA_SESSION, button, byLabel, install, patient, prescription, settle, type } from './fake';
+import { ADA_SESSION, button, buttons, byLabel, install, patient, prescription, settle, type } from './fake';
 import { go, startApp } from './harness';
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -95,5 +95,26 @@ describe('a draft prescription', () => {
     expect(byLabel(root, 'Link').value).toBe('rxdesk://prescription/rx_1');
     expect(byLabel(root, 'Link').readOnly).toBe(true);
     expect(root.textContent).toContain('Link copied');
+  });
+
+  it('opened from a link, shows only with its patient, so Review and sign does not move under the pointer', async () => {
+    const fake = install();
+    let answerPatient: (() => void) | undefined;
+    fake.on('get_prescription', () => prescription('rx_1')).on(
+      'get_patient',
+      () =>
+        new Promise((resolve) => {
+          answerPatient = () => resolve(patient());
+        }),
+    );
+    const root = await startApp(fake, ADA_SESSION);
+    await go({ name: 'prescription', patientId: null, id: 'rx_1', key: 'rx-rx_1' });
+    expect(buttons(root, 'Review and sign')).toHaveLength(0);
+
+    answerPatient?.();
+    await settle();
+
+    expect(buttons(root, 'Review and sign')).toHaveLength(1);
+    expect(root.textContent).toContain('born 1980-04-02');
   });
 });
