@@ -8,8 +8,10 @@
 //! ```
 //!
 //! `sandbox` sends the Gets to an on-disk sandbox in DIR (created on first
-//! use, its signing key kept, so that runs differ only by their Gets), `bare` to
-//! the bench's bare handler answering the same bytes; 8 workers share N Gets.
+//! use, its signing key kept, so that runs differ only by their Gets), `floor`
+//! to the smallest async-graphql server answering the same bytes
+//! (`graphql_floor.rs`), `bare` to the bench's bare handler answering them;
+//! 8 workers share N Gets.
 //! Two runs with different N give the instructions of one Get as the
 //! difference of their totals over the difference of N (set-up cancels out).
 
@@ -23,7 +25,7 @@ const WORKERS: usize = 8;
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [mode, n, dir] = args.as_slice() else {
-        bail!("usage: api_calls sandbox|bare N DIR");
+        bail!("usage: api_calls sandbox|floor|bare N DIR");
     };
     let n: usize = n.parse().context("N is a number of Gets")?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -52,7 +54,11 @@ async fn run(mode: &str, n: usize, dir: PathBuf) -> Result<()> {
             let bare = api::bare_handler(answer).await?;
             url::Url::parse(&format!("http://{bare}/graphql"))?
         }
-        other => bail!("no mode {other}: sandbox or bare"),
+        "floor" => {
+            let floor = rxdesk_bench::graphql_floor::serve(&http, &body, &answer).await?;
+            url::Url::parse(&format!("http://{floor}/graphql"))?
+        }
+        other => bail!("no mode {other}: sandbox, floor or bare"),
     };
     let mut workers = tokio::task::JoinSet::new();
     for w in 0..WORKERS {

@@ -22,6 +22,7 @@ use axum::body::Bytes;
 use rxdesk_e2e::services;
 use url::Url;
 
+use crate::graphql_floor;
 use crate::network;
 use crate::plan::Plan;
 use crate::profile;
@@ -158,23 +159,34 @@ pub async fn figures(plan: &Plan, root: &Path) -> Result<Vec<Figure>> {
     let bare = bare_handler(memory.answer.clone()).await?;
     let bare_url = Url::parse(&format!("http://{bare}/graphql"))?;
     let bare_load = |duration| load(&http, &bare_url, &memory.token, &memory.body, duration);
+    // The same bytes from the smallest async-graphql server of this Get.
+    let floor = graphql_floor::serve(&http, &memory.body, &memory.answer).await?;
+    let floor_url = Url::parse(&format!("http://{floor}/graphql"))?;
+    let floor_load = |duration| load(&http, &floor_url, &memory.token, &memory.body, duration);
 
     let warm_up = Duration::from_millis(300);
     memory.load(&http, warm_up).await?;
     disk.load(&http, warm_up).await?;
     bare_load(warm_up).await?;
+    floor_load(warm_up).await?;
     let (mut in_memory, mut on_disk, mut reference) = (Vec::new(), Vec::new(), Vec::new());
+    let mut floor_runs = Vec::new();
     // Interleaved, in an order that rotates, so drift in the machine's load
-    // hits the three alike.
+    // hits the four alike.
     for run in 0..plan.runs {
-        for turn in 0..3 {
-            let (name, runs, measured) = match (run + turn) % 3 {
+        for turn in 0..4 {
+            let (name, runs, measured) = match (run + turn) % 4 {
                 0 => (
                     "in memory",
                     &mut in_memory,
                     memory.load(&http, plan.api_duration).await?,
                 ),
                 1 => ("bare", &mut reference, bare_load(plan.api_duration).await?),
+                2 => (
+                    "floor",
+                    &mut floor_runs,
+                    floor_load(plan.api_duration).await?,
+                ),
                 _ => (
                     "on disk",
                     &mut on_disk,
@@ -202,6 +214,7 @@ pub async fn figures(plan: &Plan, root: &Path) -> Result<Vec<Figure>> {
     let memory_profile = profile::during(duration, memory.load(&http, duration)).await;
     let disk_profile = profile::during(duration, disk.load(&http, duration)).await;
     let bare_profile = profile::during(duration, bare_load(duration)).await;
+    let floor_profile = profile::during(duration, floor_load(duration)).await;
     memory.sandbox.shutdown().await;
     disk.sandbox.shutdown().await;
     drop(data);
@@ -212,22 +225,27 @@ pub async fn figures(plan: &Plan, root: &Path) -> Result<Vec<Figure>> {
             // Neither was profiled, for the same reason.
             sandbox.to_owned()
         } else {
-            format!("{sandbox}; the bare handler's, for comparison: {bare_profile}")
+            format!(
+                "{sandbox}; the async-graphql floor's: {floor_profile}; the bare handler's, for \
+                 comparison: {bare_profile}"
+            )
         }
+    };
+    let cpu = |runs: &[LoadRun]| {
+        let samples: Vec<f64> = runs.iter().filter_map(|r| r.cpu_us).collect();
+        Summary::of(&samples).map_or("?".to_owned(), |s| format!("{:.0}", s.median))
     };
     let note = |runs: &[LoadRun], storage: &str, profile: String| {
         let requests: usize = runs.iter().map(|r| r.requests).sum();
-        let cpu = |runs: &[LoadRun]| {
-            let samples: Vec<f64> = runs.iter().filter_map(|r| r.cpu_us).collect();
-            Summary::of(&samples).map_or("?".to_owned(), |s| format!("{:.0}", s.median))
-        };
         format!(
             "{storage}; {WORKERS} workers on keep-alive connections, {} s per run, {requests} Gets \
-             in all; the bare handler runs in the same process and answers the same {answer_len} \
-             bytes. CPU time of the process per Get (load generator included, median): {} µs, \
-             against {} µs for the bare handler. Where the time goes: {profile}",
+             in all; the bare handler and the async-graphql floor run in the same process and \
+             answer the same {answer_len} bytes. CPU time of the process per Get (load generator \
+             included, median): {} µs, against {} µs for the async-graphql floor and {} µs for \
+             the bare handler. Where the time goes: {profile}",
             plan.api_duration.as_secs_f64(),
             cpu(runs),
+            cpu(&floor_runs),
             cpu(&reference),
         )
     };
@@ -262,6 +280,45 @@ pub async fn figures(plan: &Plan, root: &Path) -> Result<Vec<Figure>> {
             )?,
         ])
     };
+    let pick = |runs: &[LoadRun], f: fn(&LoadRun) -> f64| runs.iter().map(f).collect::<Vec<_>>();
+    let floor_name = "the async-graphql floor, same bytes";
+    let floor_figures = vec![
+        Figure::measured(
+            "api_floor_throughput",
+            "async-graphql floor throughput (the Get's fields only, a constant patient, no \
+             token, store or contract), 64 clients",
+            "req/s",
+            &pick(&floor_runs, |r| r.per_second),
+            (reference_name, Some(&pick(&reference, |r| r.per_second))),
+            Target::Report,
+        )?
+        .with_note(format!(
+            "The smallest async-graphql server answering the Get with the sandbox's bytes \
+             (`bench/src/graphql_floor.rs`): a schema of the selected fields with the same types \
+             and unions, one resolver returning a constant patient, each document parsed once, \
+             async-graphql's Fast validation. CPU per Get (load generator included, median): {} \
+             µs, against {} µs for the bare handler. It is what async-graphql and JSON cost any \
+             server of this Get; the sandbox's figures over it are the sandbox's own.",
+            cpu(&floor_runs),
+            cpu(&reference),
+        )),
+        Figure::measured(
+            "api_floor_p99",
+            "async-graphql floor p99 latency, 64 clients",
+            "ms",
+            &pick(&floor_runs, |r| r.p99_ms),
+            (reference_name, Some(&pick(&reference, |r| r.p99_ms))),
+            Target::Report,
+        )?,
+        Figure::measured(
+            "api_over_floor",
+            "sandbox API throughput against the async-graphql floor, 64 clients",
+            "req/s",
+            &pick(&in_memory, |r| r.per_second),
+            (floor_name, Some(&pick(&floor_runs, |r| r.per_second))),
+            Target::Report,
+        )?,
+    ];
     let mut figures = Vec::new();
     figures.extend(rows(
         ["api_throughput", "api_p50", "api_p99"],
@@ -283,6 +340,7 @@ pub async fn figures(plan: &Plan, root: &Path) -> Result<Vec<Figure>> {
             profile_line(&disk_profile),
         ),
     )?);
+    figures.extend(floor_figures);
     Ok(figures)
 }
 

@@ -6,7 +6,9 @@
 //! that profile and bundled as a `.deb` by the same Tauri CLI (the UI's locked
 //! `@tauri-apps/cli`) into the workspace's target dir, so compiled
 //! dependencies whose features match are reused. Same profile, same Tauri: the
-//! size ratio measures what Rx Desk's features cost.
+//! size ratio measures what Rx Desk's features cost. [`build_variant`] builds
+//! any [`Variant`] of it the same way under `target/bench/<name>/`: the
+//! installer figure's floor (`stack_app.rs`) is one.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,8 +21,37 @@ pub const NAME: &str = "empty-app";
 pub const HEADING: &str = "Empty Tauri app";
 /// The cargo profile the installers are built with (`cargo xtask bundle`).
 pub const PROFILE: &str = "installer";
-/// The linker's map of its binary, in its directory.
-const MAP: &str = "empty-app.map";
+
+/// An app this module generates and builds: the empty app ([`EMPTY`]), or the
+/// installer figure's floor (`stack_app.rs`), which is the empty app plus
+/// dependencies and a `main` that uses them.
+#[derive(Debug, Clone)]
+pub struct Variant {
+    /// Package, binary and directory name (under `target/bench/`).
+    pub name: &'static str,
+    pub heading: &'static str,
+    pub identifier: &'static str,
+    /// `[dependencies]` lines beside `tauri`.
+    pub dependencies: String,
+    /// `src/main.rs`.
+    pub main: String,
+    /// `tauri.conf.json`'s `plugins`.
+    pub plugins: serde_json::Value,
+}
+
+/// The empty app: Tauri and one heading.
+pub fn empty() -> Variant {
+    Variant {
+        name: NAME,
+        heading: HEADING,
+        identifier: "dev.rxdesk.bench-empty-app",
+        dependencies: String::new(),
+        main: "fn main() {\n    tauri::Builder::default()\n        .run(tauri::generate_context!())\n        \
+               .expect(\"the empty app runs\");\n}\n"
+            .to_owned(),
+        plugins: serde_json::json!({}),
+    }
+}
 
 /// The built reference.
 #[derive(Debug, Clone)]
@@ -44,17 +75,20 @@ impl EmptyApp {
 
 /// Generates, builds and bundles the empty app.
 pub fn build(root: &Path) -> Result<EmptyApp> {
-    let dir = root.join("target/bench/empty-app");
-    generate(root, &dir)?;
+    build_variant(root, &empty())
+}
+
+/// Generates, builds and bundles `variant` under `target/bench/<name>/`.
+pub fn build_variant(root: &Path, variant: &Variant) -> Result<EmptyApp> {
+    let name = variant.name;
+    let dir = root.join("target/bench").join(name);
+    generate(root, &dir, variant)?;
     let cli = root.join("ui/node_modules/.bin/tauri");
     if !cli.is_file() {
         bail!("no Tauri CLI at {} (npm --prefix ui ci)", cli.display());
     }
     let target = root.join("target");
-    eprintln!(
-        "\n==> build and bundle the empty Tauri app ({})",
-        dir.display()
-    );
+    eprintln!("\n==> build and bundle {name} ({})", dir.display());
     let status = Command::new(&cli)
         .args([
             "build",
@@ -70,7 +104,7 @@ pub fn build(root: &Path) -> Result<EmptyApp> {
         .status()
         .with_context(|| format!("cannot start {}", cli.display()))?;
     if !status.success() {
-        bail!("the empty app did not build ({status})");
+        bail!("{name} did not build ({status})");
     }
     // Out of the shared bundle dir at once: the app's own bundling collects
     // what it finds there.
@@ -80,27 +114,40 @@ pub fn build(root: &Path) -> Result<EmptyApp> {
     let mut deb = None;
     for entry in std::fs::read_dir(&bundled)? {
         let path = entry?.path();
-        let name = path
+        let file = path
             .file_name()
             .and_then(|n| n.to_str())
             .unwrap_or_default();
-        if name.starts_with(&format!("{NAME}_")) && name.ends_with(".deb") {
-            let moved = out.join(name);
+        if file.starts_with(&format!("{name}_")) && file.ends_with(".deb") {
+            let moved = out.join(file);
             std::fs::rename(&path, &moved)?;
             deb = Some(moved);
-        } else if name.starts_with(&format!("{NAME}_")) && path.is_dir() {
+        } else if file.starts_with(&format!("{name}_")) && path.is_dir() {
             std::fs::remove_dir_all(&path)?;
         }
     }
     Ok(EmptyApp {
-        binary: target.join(PROFILE).join(NAME),
-        deb: deb.with_context(|| format!("no {NAME} .deb in {}", bundled.display()))?,
-        map: dir.join(MAP),
+        binary: target.join(PROFILE).join(name),
+        deb: deb.with_context(|| format!("no {name} .deb in {}", bundled.display()))?,
+        map: map_of(&dir, name),
     })
 }
 
+/// The linker's map of `name`'s binary, in its directory.
+fn map_of(dir: &Path, name: &str) -> PathBuf {
+    dir.join(format!("{name}.map"))
+}
+
 /// Writes the app's sources into `dir`.
-fn generate(root: &Path, dir: &Path) -> Result<()> {
+fn generate(root: &Path, dir: &Path, variant: &Variant) -> Result<()> {
+    let Variant {
+        name,
+        heading,
+        identifier,
+        dependencies,
+        main,
+        plugins,
+    } = variant;
     let lock = std::fs::read_to_string(root.join("Cargo.lock"))?;
     let tauri = locked_version(&lock, "tauri").context("no tauri in Cargo.lock")?;
     let tauri_build =
@@ -117,10 +164,10 @@ fn generate(root: &Path, dir: &Path) -> Result<()> {
         dir.join("Cargo.toml"),
         format!(
             "# Generated by rxdesk-bench: the reference of the size, memory and start-up figures.\n\
-             [package]\nname = \"{NAME}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
+             [package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
              # Not part of the Rx Desk workspace it sits in.\n[workspace]\n\n\
              [build-dependencies]\ntauri-build = {{ version = \"={tauri_build}\", features = [] }}\n\n\
-             [dependencies]\ntauri = {{ version = \"={tauri}\", features = [] }}\n\n\
+             [dependencies]\ntauri = {{ version = \"={tauri}\", features = [] }}\n{dependencies}\n\
              [features]\ndefault = [\"custom-protocol\"]\ncustom-protocol = [\"tauri/custom-protocol\"]\n\
              {profile}"
         ),
@@ -132,19 +179,15 @@ fn generate(root: &Path, dir: &Path) -> Result<()> {
         format!(
             "fn main() {{\n    println!(\"cargo:rustc-link-arg-bins=-Wl,-Map={{}}\", {:?});\n    \
              tauri_build::build();\n}}\n",
-            dir.join(MAP).display().to_string()
+            map_of(dir, name).display().to_string()
         ),
     )?;
-    std::fs::write(
-        dir.join("src/main.rs"),
-        "fn main() {\n    tauri::Builder::default()\n        .run(tauri::generate_context!())\n        \
-         .expect(\"the empty app runs\");\n}\n",
-    )?;
+    std::fs::write(dir.join("src/main.rs"), main)?;
     std::fs::write(
         dir.join("dist/index.html"),
         format!(
-            "<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>{HEADING}</title></head>\n\
-             <body><h1>{HEADING}</h1></body>\n</html>\n"
+            "<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>{heading}</title></head>\n\
+             <body><h1>{heading}</h1></body>\n</html>\n"
         ),
     )?;
     let icons = [
@@ -160,19 +203,20 @@ fn generate(root: &Path, dir: &Path) -> Result<()> {
     }
     let config = serde_json::json!({
         "$schema": "https://schema.tauri.app/config/2",
-        "productName": NAME,
+        "productName": name,
         "version": "0.1.0",
-        "identifier": "dev.rxdesk.bench-empty-app",
+        "identifier": identifier,
         "build": { "frontendDist": "dist" },
         "app": {
-            "windows": [{ "title": HEADING, "width": 1280, "height": 800 }],
+            "windows": [{ "title": heading, "width": 1280, "height": 800 }],
             "security": { "csp": "default-src 'self'" }
         },
         "bundle": {
             "active": true,
             "targets": ["deb"],
             "icon": icons.iter().map(|i| format!("icons/{i}")).collect::<Vec<_>>(),
-        }
+        },
+        "plugins": plugins,
     });
     std::fs::write(
         dir.join("tauri.conf.json"),

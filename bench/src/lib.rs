@@ -7,6 +7,7 @@
 pub mod api;
 pub mod empty_app;
 pub mod felt;
+pub mod graphql_floor;
 pub mod gui;
 pub mod link_map;
 pub mod machine;
@@ -19,6 +20,7 @@ pub mod report;
 pub mod search;
 pub mod signing;
 pub mod size;
+pub mod stack_app;
 pub mod startup;
 pub mod stats;
 pub mod ui_size;

@@ -15,7 +15,9 @@ use anyhow::{Context, Result};
 use rxdesk_bench::machine::Machine;
 use rxdesk_bench::plan::Plan;
 use rxdesk_bench::report::{FIGURES, Figure, Report};
-use rxdesk_bench::{api, check_report_shape, empty_app, gui, machine_tokens, size, ui_size};
+use rxdesk_bench::{
+    api, check_report_shape, empty_app, gui, machine_tokens, size, stack_app, ui_size,
+};
 
 /// The sandbox's allocator (`crates/sandbox/src/main.rs`): the API figure
 /// runs the sandbox in this process, so it allocates as the sandbox does.
@@ -106,7 +108,12 @@ fn run(quick: bool, only: Option<&[String]>) -> Result<()> {
             None => empty_app::build(&root)?,
         };
         if wanted("size") {
-            figures.push(size::figure(&root, &empty)?);
+            // The floor: the empty app plus the stack the design names.
+            let stack = match std::env::var_os("RXDESK_BENCH_STACK_APP") {
+                Some(binary) => empty_app::EmptyApp::prebuilt(binary.into()),
+                None => stack_app::build(&root)?,
+            };
+            figures.extend(size::figures(&root, &empty, &stack)?);
         }
         if wanted("app") {
             figures.extend(runtime.block_on(gui::figures(&plan, &root, &empty))?);

@@ -15,6 +15,10 @@ use crate::stats::{Summary, Target, Verdict, ratio};
 /// Every figure a report must hold, by key, in table order.
 pub const FIGURES: &[&str] = &[
     "installer_size",
+    // The installer's floor (`stack_app.rs`): the stack alone, and Rx Desk
+    // against it.
+    "installer_floor",
+    "installer_over_floor",
     "idle_memory",
     "cold_start",
     "api_throughput",
@@ -23,6 +27,11 @@ pub const FIGURES: &[&str] = &[
     "api_disk_throughput",
     "api_disk_p50",
     "api_disk_p99",
+    // The API's second reference (`graphql_floor.rs`): what async-graphql costs
+    // any server of the Get, and the sandbox against it.
+    "api_floor_throughput",
+    "api_floor_p99",
+    "api_over_floor",
     "machine_tokens",
     // What a prescriber feels, on each link (`felt.rs`): clean loopback …
     "clean_patient_page",
@@ -389,9 +398,14 @@ mod tests {
     #[test]
     fn a_ratio_target_without_a_reference_is_malformed() {
         let mut report = full_report();
-        report.figures[1].reference = None;
-        report.figures[1].ratio = None;
-        report.figures[1].verdict = Verdict::Missed;
+        let memory = report
+            .figures
+            .iter_mut()
+            .find(|f| f.key == "idle_memory")
+            .unwrap();
+        memory.reference = None;
+        memory.ratio = None;
+        memory.verdict = Verdict::Missed;
         let problems = shape_problems(&report, &report.markdown());
         assert!(
             problems

@@ -21,14 +21,61 @@ const MIB: f64 = 1024.0 * 1024.0;
 /// The linker's map `cargo xtask bundle` leaves beside the installers.
 pub const LINK_MAP: &str = "rxdesk.map";
 
+/// The installer figure, then its floor ([`crate::stack_app`]: the empty app
+/// plus the stack the design names) against the empty app, and Rx Desk
+/// against the floor.
+pub fn figures(root: &Path, empty: &EmptyApp, stack: &EmptyApp) -> Result<Vec<Figure>> {
+    let deb = production_deb(root)?;
+    let (app, floor, reference) = (size(&deb)?, size(&stack.deb)?, size(&empty.deb)?);
+    let stack_bytes = match (LinkMap::read(&stack.map), LinkMap::read(&empty.map)) {
+        (Ok(ours), Ok(theirs)) => beyond(&ours, &theirs),
+        (Err(e), _) | (_, Err(e)) => format!("no breakdown: {e:#}"),
+    };
+    let binary = size(&stack.binary).map_or(String::new(), |b| format!("; its binary {b:.1} MiB"));
+    Ok(vec![
+        figure(root, empty)?,
+        Figure::measured(
+            "installer_floor",
+            "installer floor: the empty app plus the stack the design names, each crate used once \
+             (.deb)",
+            "MiB",
+            &[floor],
+            (EMPTY_APP, Some(&[reference])),
+            Target::Report,
+        )?
+        .with_note(format!(
+            "{} (`bench/src/stack_app.rs`): tokio, reqwest with rustls, the platform's trust \
+             store and HTTP/2, oauth2 (PKCE code exchange), serde, keyring, SQLite (the \
+             system's), url, tracing, and Tauri's updater, deep-link and single-instance \
+             plugins, each as Rx Desk's manifests write it, with the same profile{binary}; {}",
+            file_name(&stack.deb),
+            stack_bytes
+        )),
+        Figure::measured(
+            "installer_over_floor",
+            "installer size (.deb, production) against the installer floor",
+            "MiB",
+            &[app],
+            ("the installer floor", Some(&[floor])),
+            Target::Report,
+        )?,
+    ])
+}
+
+/// The reference's label in the installer rows.
+const EMPTY_APP: &str = "empty Tauri 2 app, same Tauri and icons";
+
+/// A file's size in MiB.
+fn size(p: &Path) -> Result<f64> {
+    Ok(std::fs::metadata(p)
+        .with_context(|| format!("no {}", p.display()))?
+        .len() as f64
+        / MIB)
+}
+
+/// The installer figure alone: Rx Desk's `.deb` against the empty app's.
 pub fn figure(root: &Path, empty: &EmptyApp) -> Result<Figure> {
     let deb = production_deb(root)?;
-    let size = |p: &Path| -> Result<f64> {
-        Ok(std::fs::metadata(p)
-            .with_context(|| format!("no {}", p.display()))?
-            .len() as f64
-            / MIB)
-    };
     let (app, reference) = (size(&deb)?, size(&empty.deb)?);
     let binaries = match (size(&production_app(root)?), size(&empty.binary)) {
         (Ok(a), Ok(e)) => format!("; binaries inside: rxdesk {a:.1} MiB, empty app {e:.1} MiB"),
@@ -39,10 +86,7 @@ pub fn figure(root: &Path, empty: &EmptyApp) -> Result<Figure> {
         "installer size (.deb, production build without the sandbox)",
         "MiB",
         &[app],
-        (
-            "empty Tauri 2 app, same Tauri and icons",
-            Some(&[reference]),
-        ),
+        (EMPTY_APP, Some(&[reference])),
         Target::RatioAtMost(2.0),
     )?
     .with_note(format!(
@@ -85,27 +129,30 @@ fn where_the_bytes_go(root: &Path, empty: &EmptyApp) -> String {
         mib(ours.section_bytes(&[".rela.dyn"]))
     );
     let beyond = match LinkMap::read(&empty.map) {
-        Ok(theirs) => {
-            let more = ours.beyond(&theirs);
-            let net = ours.crates.values().sum::<u64>() as f64
-                - theirs.crates.values().sum::<u64>() as f64;
-            let named = more
-                .iter()
-                .take(NAMED)
-                .map(|(c, b)| format!("{c} +{}", mib(*b)))
-                .collect::<Vec<_>>()
-                .join(", ");
-            let rest: u64 = more.iter().skip(NAMED).map(|(_, b)| b).sum();
-            format!(
-                "; code and constants beyond the empty app's ({:+.2} net): {named}, {} more crates +{}",
-                net / MIB,
-                more.len().saturating_sub(NAMED),
-                mib(rest)
-            )
-        }
+        Ok(theirs) => format!("; {}", beyond(&ours, &theirs)),
         Err(e) => format!("; the empty app's map: {e:#}"),
     };
     format!("where Rx Desk's bytes go (linker map, MiB): {largest}; {tables}{beyond}{ui}")
+}
+
+/// "code and constants beyond the empty app's (+N net): crate +MiB, …": what
+/// `ours` holds more of than `theirs`, crate by crate, from their link maps.
+fn beyond(ours: &LinkMap, theirs: &LinkMap) -> String {
+    let more = ours.beyond(theirs);
+    let net = ours.crates.values().sum::<u64>() as f64 - theirs.crates.values().sum::<u64>() as f64;
+    let named = more
+        .iter()
+        .take(NAMED)
+        .map(|(c, b)| format!("{c} +{}", mib(*b)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let rest: u64 = more.iter().skip(NAMED).map(|(_, b)| b).sum();
+    format!(
+        "code and constants beyond the empty app's ({:+.2} net): {named}, {} more crates +{}",
+        net / MIB,
+        more.len().saturating_sub(NAMED),
+        mib(rest)
+    )
 }
 
 /// The production `.deb` of `cargo xtask bundle`.
