@@ -1,16 +1,64 @@
 /// <reference types="vitest/config" />
-import { defineConfig } from 'vite';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { defineConfig, type Plugin } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
+
+
+/** Every file under `dir`, as paths relative to it. */
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)));
+}
+
+/**
+ * Writes only the built files whose bytes changed and removes the ones no
+ * longer built. The app embeds ui/dist when it compiles, and cargo compiles it
+ * again when a file there is newer: a rebuild of the same sources (Tauri's
+ * beforeBuildCommand, then the bench's) no longer costs an app compile.
+ */
+function keepUnchanged(): Plugin {
+  let outDir = '';
+  return {
+    name: 'rxdesk-keep-unchanged',
+    apply: 'build',
+    enforce: 'post',
+    configResolved(config) {
+      outDir = resolve(config.root, config.build.outDir);
+    },
+    // After Vite's own generateBundle hooks, which still rewrite chunks (the
+    // preload markers of dynamic imports).
+    generateBundle: { order: 'post', handler(_options, bundle) {
+      const built = new Set<string>();
+      for (const [name, item] of Object.entries(bundle)) {
+        const bytes = Buffer.from(item.type === 'chunk' ? item.code : item.source);
+        const path = join(outDir, name);
+        built.add(name);
+        if (!existsSync(path) || !readFileSync(path).equals(bytes)) {
+          mkdirSync(dirname(path), { recursive: true });
+          writeFileSync(path, bytes);
+        }
+        delete bundle[name];
+      }
+      for (const name of filesUnder(outDir)) {
+        if (!built.has(name)) rmSync(join(outDir, name));
+      }
+    } },
+  };
+}
 
 // The app is served to the webview from ui/dist by Tauri; in dev, from this server.
 export default defineConfig({
-  plugins: [svelte()],
+  plugins: [svelte(), keepUnchanged()],
   clearScreen: false,
   server: { port: 5173, strictPort: true },
   build: {
     target: 'es2022',
     outDir: 'dist',
-    emptyOutDir: true,
+    // keepUnchanged() writes the directory and removes what is no longer built.
+    emptyOutDir: false,
     // No inline scripts: the CSP is script-src 'self'.
     modulePreload: { polyfill: false },
   },
