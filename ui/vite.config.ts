@@ -4,7 +4,6 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 
-
 /** Every file under `dir`, as paths relative to it. */
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -14,10 +13,28 @@ function filesUnder(dir: string): string[] {
 }
 
 /**
- * Writes only the built files whose bytes changed and removes the ones no
- * longer built. The app embeds ui/dist when it compiles, and cargo compiles it
- * again when a file there is newer: a rebuild of the same sources (Tauri's
- * beforeBuildCommand, then the bench's) no longer costs an app compile.
+ * Makes `outDir` hold exactly `files` (path relative to it → bytes), writing
+ * only the files whose bytes differ and removing the ones not in `files`: an
+ * unchanged file keeps its modification time.
+ */
+export function writeChanged(outDir: string, files: Map<string, Uint8Array>): void {
+  for (const [name, bytes] of files) {
+    const path = join(outDir, name);
+    if (!existsSync(path) || !readFileSync(path).equals(bytes)) {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, bytes);
+    }
+  }
+  for (const name of filesUnder(outDir)) {
+    if (!files.has(name)) rmSync(join(outDir, name));
+  }
+}
+
+/**
+ * Writes the build with `writeChanged` instead of Vite. The app embeds ui/dist
+ * when it compiles, and cargo compiles it again when a file there is newer: a
+ * rebuild of the same sources (Tauri's beforeBuildCommand, then the bench's)
+ * no longer costs an app compile.
  */
 function keepUnchanged(): Plugin {
   let outDir = '';
@@ -28,24 +45,20 @@ function keepUnchanged(): Plugin {
     configResolved(config) {
       outDir = resolve(config.root, config.build.outDir);
     },
-    // After Vite's own generateBundle hooks, which still rewrite chunks (the
-    // preload markers of dynamic imports).
-    generateBundle: { order: 'post', handler(_options, bundle) {
-      const built = new Set<string>();
-      for (const [name, item] of Object.entries(bundle)) {
-        const bytes = Buffer.from(item.type === 'chunk' ? item.code : item.source);
-        const path = join(outDir, name);
-        built.add(name);
-        if (!existsSync(path) || !readFileSync(path).equals(bytes)) {
-          mkdirSync(dirname(path), { recursive: true });
-          writeFileSync(path, bytes);
+    generateBundle: {
+      // After Vite's own generateBundle hooks, which still rewrite chunks
+      // (the preload markers of dynamic imports).
+      order: 'post',
+      handler(_options, bundle) {
+        const files = new Map<string, Uint8Array>();
+        for (const [name, item] of Object.entries(bundle)) {
+          files.set(name, Buffer.from(item.type === 'chunk' ? item.code : item.source));
+          // Written here, so not by Vite.
+          delete bundle[name];
         }
-        delete bundle[name];
-      }
-      for (const name of filesUnder(outDir)) {
-        if (!built.has(name)) rmSync(join(outDir, name));
-      }
-    } },
+        writeChanged(outDir, files);
+      },
+    },
   };
 }
 

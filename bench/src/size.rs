@@ -33,7 +33,7 @@ pub fn figures(root: &Path, empty: &EmptyApp, stack: &EmptyApp) -> Result<Vec<Fi
     };
     let binary = size(&stack.binary).map_or(String::new(), |b| format!("; its binary {b:.1} MiB"));
     Ok(vec![
-        figure(root, empty)?,
+        figure(root, &deb, app, empty)?,
         Figure::measured(
             "installer_floor",
             "installer floor: the empty app plus the stack the design names, each crate used once \
@@ -73,10 +73,10 @@ fn size(p: &Path) -> Result<f64> {
         / MIB)
 }
 
-/// The installer figure alone: Rx Desk's `.deb` against the empty app's.
-pub fn figure(root: &Path, empty: &EmptyApp) -> Result<Figure> {
-    let deb = production_deb(root)?;
-    let (app, reference) = (size(&deb)?, size(&empty.deb)?);
+/// The installer figure alone: Rx Desk's `.deb` (`app` MiB) against the empty
+/// app's.
+fn figure(root: &Path, deb: &Path, app: f64, empty: &EmptyApp) -> Result<Figure> {
+    let reference = size(&empty.deb)?;
     let binaries = match (size(&production_app(root)?), size(&empty.binary)) {
         (Ok(a), Ok(e)) => format!("; binaries inside: rxdesk {a:.1} MiB, empty app {e:.1} MiB"),
         _ => String::new(),
@@ -91,7 +91,7 @@ pub fn figure(root: &Path, empty: &EmptyApp) -> Result<Figure> {
     )?
     .with_note(format!(
         "{} vs {}{binaries}; {}",
-        file_name(&deb),
+        file_name(deb),
         file_name(&empty.deb),
         where_the_bytes_go(root, empty)
     )))

@@ -159,6 +159,8 @@ struct Answer {
     data: Option<serde_json::Value>,
 }
 
+// rxdesk-client's adapter (`http.rs`), written again: the floor must not link
+// Rx Desk's crates.
 struct OAuthHttp<'a>(&'a reqwest::Client);
 
 impl<'c> oauth2::AsyncHttpClient<'c> for OAuthHttp<'_> {
