@@ -8,7 +8,8 @@
 //! ```
 //!
 //! `sandbox` sends the Gets to an on-disk sandbox in DIR (created on first
-//! use, its signing key kept, so that runs differ only by their Gets), `floor`
+//! use, its signing key kept, so that runs differ only by their Gets), `memory`
+//! to an in-memory sandbox (DIR unused), `floor`
 //! to the smallest async-graphql server answering the same bytes
 //! (`graphql_floor.rs`), `bare` to the bench's bare handler answering them;
 //! 8 workers share N Gets.
@@ -22,10 +23,14 @@ use rxdesk_bench::api;
 
 const WORKERS: usize = 8;
 
+// The allocator the bench's figure runs with (`src/main.rs`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [mode, n, dir] = args.as_slice() else {
-        bail!("usage: api_calls sandbox|floor|bare N DIR");
+        bail!("usage: api_calls sandbox|memory|floor|bare N DIR");
     };
     let n: usize = n.parse().context("N is a number of Gets")?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -37,9 +42,12 @@ fn main() -> Result<()> {
 
 async fn run(mode: &str, n: usize, dir: PathBuf) -> Result<()> {
     let http = api::load_client()?;
-    let config = rxdesk_sandbox::Config {
-        storage: rxdesk_sandbox::Storage::Data(dir),
-        ..rxdesk_sandbox::Config::in_memory()
+    let config = match mode {
+        "memory" => rxdesk_sandbox::Config::in_memory(),
+        _ => rxdesk_sandbox::Config {
+            storage: rxdesk_sandbox::Storage::Data(dir),
+            ..rxdesk_sandbox::Config::in_memory()
+        },
     };
     let api::Server {
         sandbox,
@@ -49,7 +57,7 @@ async fn run(mode: &str, n: usize, dir: PathBuf) -> Result<()> {
         answer,
     } = api::Server::start(&http, config).await?;
     let url = match mode {
-        "sandbox" => graphql,
+        "sandbox" | "memory" => graphql,
         "bare" => {
             let bare = api::bare_handler(answer).await?;
             url::Url::parse(&format!("http://{bare}/graphql"))?
@@ -58,7 +66,7 @@ async fn run(mode: &str, n: usize, dir: PathBuf) -> Result<()> {
             let floor = rxdesk_bench::graphql_floor::serve(&http, &body, &answer).await?;
             url::Url::parse(&format!("http://{floor}/graphql"))?
         }
-        other => bail!("no mode {other}: sandbox, floor or bare"),
+        other => bail!("no mode {other}: sandbox, memory, floor or bare"),
     };
     let mut workers = tokio::task::JoinSet::new();
     for w in 0..WORKERS {

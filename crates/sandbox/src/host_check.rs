@@ -40,7 +40,7 @@ fn named_hosts(request: &Request) -> Vec<&str> {
 }
 
 /// Whether every host `request` names is a loopback name (and it names one).
-fn names_only_loopback(request: &Request) -> bool {
+pub(crate) fn names_only_loopback(request: &Request) -> bool {
     let hosts = named_hosts(request);
     !hosts.is_empty() && hosts.iter().all(|host| is_loopback_name(host))
 }
@@ -50,6 +50,11 @@ pub(crate) async fn loopback_host_only(request: Request, next: Next) -> Response
     if names_only_loopback(&request) {
         return next.run(request).await;
     }
+    misdirected()
+}
+
+/// The refusal of a request whose host is not a loopback name (421).
+pub(crate) fn misdirected() -> Response {
     tracing::info!("request refused: its host is not a loopback name");
     (
         StatusCode::MISDIRECTED_REQUEST,

@@ -4,7 +4,7 @@
 //! the control endpoint (`crate::control`) on its own listener, and the simulated
 //! pharmacy and webhook worker (`crate::after_send`) beside them. Every request
 //! body is limited to [`MAX_BODY_BYTES`] (`body_limit.rs`); a body over it is
-//! answered in the shape of the endpoint it was sent to ([`body_too_large_in_shape`]).
+//! answered in the shape of the endpoint it was sent to ([`reshape_too_large`]).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -291,18 +291,46 @@ fn router(state: AppState, loopback: bool, link: Link) -> Router {
     let router = Router::new()
         .merge(crate::auth::router())
         .merge(crate::network::router())
-        .layer(middleware::from_fn_with_state(link, crate::link::layer))
         .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
-        .layer(middleware::from_fn(body_too_large_in_shape));
-    // On loopback (the default, and the desktop app's built-in sandbox) only a
-    // loopback name may address the sandbox: a web page that rebinds its own
-    // host name to 127.0.0.1 (DNS rebinding) is turned away.
-    let router = if loopback {
-        router.layer(middleware::from_fn(crate::host_check::loopback_host_only))
-    } else {
-        router
-    };
+        .layer(middleware::from_fn_with_state(
+            Front { loopback, link },
+            front,
+        ));
     router.with_state(state)
+}
+
+/// What [`front`] needs: whether the listener is on loopback, and the link.
+#[derive(Clone)]
+struct Front {
+    loopback: bool,
+    link: Link,
+}
+
+/// Everything in front of the routes but the body limit, in one middleware,
+/// in this order:
+/// 1. on loopback (the default, and the desktop app's built-in sandbox) only a
+///    loopback name may address the sandbox: a web page that rebinds its own
+///    host name to 127.0.0.1 (DNS rebinding) is turned away before anything
+///    else runs (`host_check.rs`);
+/// 2. a body over the limit is answered in the endpoint's shape
+///    ([`reshape_too_large`]), whoever refused it;
+/// 3. the link layer (`crate::link`) decides the request's fate, then the
+///    body limit and the routes run.
+///
+/// One middleware, not three: each of axum's `from_fn` layers costs every
+/// request a cloned, boxed inner service and a boxed future. As three layers
+/// they cost a Network API Get some 3–5 % more CPU (`bench/examples/api_calls.rs`).
+async fn front(
+    axum::extract::State(front): axum::extract::State<Front>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if front.loopback && !crate::host_check::names_only_loopback(&request) {
+        return crate::host_check::misdirected();
+    }
+    let in_shape = too_large_in_shape(&request);
+    let response = crate::link::layer(front.link, request, next).await;
+    reshape_too_large(in_shape, response)
 }
 
 /// Creates `dir` (and its parents) readable by its owner only (`0700` on Unix),
@@ -317,19 +345,24 @@ fn private_dir(dir: &std::path::Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The answer `request`'s endpoint gives a body over the limit, if it has its
+/// own shape for one.
+fn too_large_in_shape(request: &Request) -> Option<fn() -> Response> {
+    match request.uri().path() {
+        "/graphql" => Some(crate::graphql::body_too_large),
+        "/oauth/token" | "/oauth/revoke" => Some(crate::auth::body_too_large),
+        _ => None,
+    }
+}
+
 /// Rewrites a plain-text 413 into the error shape of the endpoint: the limit
 /// layer refuses a too-large `Content-Length` before any handler runs, and
 /// axum's `Bytes` extractor refuses a chunked body that runs over, both as
 /// `text/plain`. `/graphql` answers with a GraphQL error (`REQUEST_TOO_LARGE`),
 /// the token and revocation endpoints with an RFC 6749 `invalid_request`; the
-/// HTML sign-in forms keep the plain-text answer.
-async fn body_too_large_in_shape(request: Request, next: Next) -> Response {
-    let in_shape: Option<fn() -> Response> = match request.uri().path() {
-        "/graphql" => Some(crate::graphql::body_too_large),
-        "/oauth/token" | "/oauth/revoke" => Some(crate::auth::body_too_large),
-        _ => None,
-    };
-    let response = next.run(request).await;
+/// HTML sign-in forms keep the plain-text answer. `in_shape` is what
+/// [`too_large_in_shape`] read from the request.
+fn reshape_too_large(in_shape: Option<fn() -> Response>, response: Response) -> Response {
     match in_shape {
         Some(in_shape)
             if response.status() == StatusCode::PAYLOAD_TOO_LARGE && !is_json(&response) =>

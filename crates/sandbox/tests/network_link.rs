@@ -167,6 +167,28 @@ async fn the_link_is_off_by_default() {
     );
 }
 
+#[tokio::test]
+async fn with_the_link_on_a_body_over_the_limit_is_refused_in_shape_before_any_fault() {
+    let sb = start().await;
+    let token = prescriber(&sb).await;
+    set(
+        &sb,
+        LinkSettings {
+            faults: always("http_502"),
+            ..LinkSettings::default()
+        },
+    );
+    let padding = " ".repeat(65 * 1024);
+
+    let (status, _, body) = post(&sb, &token, &format!("{{ ping }}{padding}"), json!({}))
+        .await
+        .unwrap();
+
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+    assert!(body.contains("REQUEST_TOO_LARGE"), "{body}");
+    assert_eq!(sb.link().counters().faults(), 0);
+}
+
 // ------------------------------------------------------------------ each fault on the wire
 
 #[tokio::test]

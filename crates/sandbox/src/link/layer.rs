@@ -1,5 +1,6 @@
-//! The link middleware on the sandbox's router: for `POST /graphql` and
-//! `POST /oauth/token` while the link is on, it tells the operation, takes the
+//! The link step in front of the sandbox's routes (run by `server.rs`'s front
+//! middleware): for `POST /graphql` and `POST /oauth/token` while the link is
+//! on, it tells the operation, takes the
 //! seeded decision, waits half the latency, then either answers in place of
 //! the network (502, 503, 429, the token outage's 503), closes the connection
 //! (before the handler runs, or after it committed), marks the request for an
@@ -12,7 +13,7 @@
 //! raw socket).
 
 use axum::body::{Body, Bytes};
-use axum::extract::{FromRequest as _, Request, State};
+use axum::extract::{FromRequest as _, Request};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse as _, Response};
@@ -20,8 +21,11 @@ use axum::response::{IntoResponse as _, Response};
 use super::decide::{Decision, Fault};
 use super::operation::{self, Operation};
 use super::state::{Injected, Link, UpstreamFault};
+use crate::body_limit::MAX_BODY_BYTES;
 
-pub(crate) async fn layer(State(link): State<Link>, request: Request, next: Next) -> Response {
+/// The link's step for one request, run by the server's front middleware
+/// (`server.rs`), inside its host check and outside the body limit.
+pub(crate) async fn layer(link: Link, request: Request, next: Next) -> Response {
     if !link.is_active() || request.method() != Method::POST {
         return next.run(request).await;
     }
@@ -29,9 +33,13 @@ pub(crate) async fn layer(State(link): State<Link>, request: Request, next: Next
         "/oauth/token" => (Operation::Token, request),
         "/graphql" => {
             let (parts, body) = request.into_parts();
-            let bytes = match Bytes::from_request(Request::new(body), &()).await {
+            // Read within the server's limit, which runs after this step: a
+            // body over it is refused here as the limit would refuse it (413),
+            // before the link decides anything, and the server answers it in
+            // the endpoint's shape.
+            let limited = Body::new(http_body_util::Limited::new(body, MAX_BODY_BYTES));
+            let bytes = match Bytes::from_request(Request::new(limited), &()).await {
                 Ok(bytes) => bytes,
-                // Over the body limit: the server answers it in the endpoint's shape.
                 Err(rejection) => return rejection.into_response(),
             };
             let op = operation::classify_graphql(&bytes);

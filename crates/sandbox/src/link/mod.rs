@@ -8,7 +8,7 @@
 //!   `[link]` section or the control endpoint's `PUT /link`;
 //! - [`operation`]: which operation a request is ([`Operation`]);
 //! - [`decide`]: the seeded decision for one request;
-//! - `layer`: the axum middleware that applies it;
+//! - `layer`: the step that applies it, run by the server's front middleware;
 //! - `state`: [`Link`], the running sandbox's handle: settings, counters of
 //!   what was injected, and the token outage.
 //!

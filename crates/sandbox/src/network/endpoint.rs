@@ -41,11 +41,10 @@ async fn graphql(
         Ok(parts) => parts,
         Err(response) => return *response,
     };
-    let variables = serde_json::to_value(&request.variables).unwrap_or_default();
     let refused = |error: async_graphql::ServerError| {
         graphql::respond(async_graphql::Response::from_errors(vec![error]))
     };
-    if let Some((field, c)) = validate::forbidden_text(&variables, "variables") {
+    if let Some((field, c)) = validate::forbidden_text(request.variables.iter(), "variables") {
         return refused(forbidden_text(field, c));
     }
     let accepted = match strict::check(&request.query) {
@@ -57,10 +56,11 @@ async fn graphql(
             return refused(async_graphql::ServerError::new(problem, None));
         }
     };
-    let coverage = match accepted.check_variables(request.operation_name.as_deref(), &variables) {
-        Ok(coverage) => coverage,
-        Err(problem) => return refused(async_graphql::ServerError::new(problem, None)),
-    };
+    let coverage =
+        match accepted.check_variables(request.operation_name.as_deref(), &request.variables) {
+            Ok(coverage) => coverage,
+            Err(problem) => return refused(async_graphql::ServerError::new(problem, None)),
+        };
     let mut request = request;
     if let Some(parsed) = accepted.parsed() {
         request.set_parsed_query(parsed);

@@ -19,10 +19,10 @@
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex};
 
-use apollo_compiler::response::JsonMap;
+use apollo_compiler::response::{JsonMap, JsonValue};
 use apollo_compiler::validation::Valid;
 use async_graphql::parser::types::ExecutableDocument;
-use serde::Deserialize as _;
+use async_graphql::{Value, Variables};
 
 use super::measured::Measurement;
 
@@ -101,12 +101,12 @@ impl Accepted {
         self.0.measurement.clone()
     }
 
-    /// Coerces `variables` (a JSON object) against the variables operation
-    /// `operation_name` declares. `Err` says which value does not fit.
+    /// Coerces `variables` against the variables operation `operation_name`
+    /// declares. `Err` says which value does not fit.
     pub fn check_variables(
         &self,
         operation_name: Option<&str>,
-        variables: &serde_json::Value,
+        variables: &Variables,
     ) -> Result<Coverage, String> {
         let (Some(schema), Some(document)) = (SCHEMA.as_ref(), self.0.valid.as_ref()) else {
             return Ok(Coverage::DocumentOnly);
@@ -116,15 +116,40 @@ impl Accepted {
         let Ok(operation) = document.operations.get(operation_name) else {
             return Ok(Coverage::DocumentOnly);
         };
-        let values = match variables {
-            serde_json::Value::Null => JsonMap::new(),
-            serde_json::Value::Object(_) => JsonMap::deserialize(variables)
-                .map_err(|_| "The variables are not a JSON object".to_owned())?,
-            _ => return Err("The variables are not a JSON object".to_owned()),
-        };
+        let values: JsonMap = variables
+            .iter()
+            .map(|(name, value)| (name.as_str().into(), json(value)))
+            .collect();
         apollo_compiler::request::coerce_variable_values(schema, operation, &values)
             .map(|_| Coverage::Whole)
             .map_err(|e| format!("Invalid value: {}", e.message()))
+    }
+}
+
+/// A variable's value as apollo-compiler reads JSON, built straight from
+/// async-graphql's parse of the request: the same value `serde_json` would
+/// write and read back (an enum as its name, bytes as an array of numbers),
+/// without building a `serde_json` tree and reading it into a second one.
+fn json(value: &Value) -> JsonValue {
+    match value {
+        Value::Null => JsonValue::Null,
+        Value::Number(n) => JsonValue::Number(n.clone()),
+        Value::String(s) => JsonValue::String(s.as_str().into()),
+        Value::Boolean(b) => JsonValue::Bool(*b),
+        Value::Binary(bytes) => JsonValue::Array(
+            bytes
+                .iter()
+                .map(|b| JsonValue::Number((*b).into()))
+                .collect(),
+        ),
+        Value::Enum(name) => JsonValue::String(name.as_str().into()),
+        Value::List(items) => JsonValue::Array(items.iter().map(json).collect()),
+        Value::Object(fields) => JsonValue::Object(
+            fields
+                .iter()
+                .map(|(name, value)| (name.as_str().into(), json(value)))
+                .collect(),
+        ),
     }
 }
 
@@ -216,6 +241,9 @@ fn documents() -> std::sync::MutexGuard<'static, Documents> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    use async_graphql::Name;
+    use serde::Deserialize as _;
+
     use super::*;
 
     #[test]
@@ -250,10 +278,10 @@ mod tests {
 
     #[test]
     fn variables_that_fit_their_declared_types_cover_the_whole_request() {
-        let variables = serde_json::json!({
+        let variables = Variables::from_json(serde_json::json!({
             "patient": { "id": "pat_1" },
             "metadata": { "source": "DIRECT_API" },
-        });
+        }));
 
         let coverage = check(GET).unwrap().check_variables(None, &variables);
 
@@ -275,7 +303,11 @@ mod tests {
 
         let refusals: Vec<String> = [missing_metadata, not_an_enum, unknown_field]
             .iter()
-            .map(|v| accepted.check_variables(None, v).unwrap_err())
+            .map(|v| {
+                accepted
+                    .check_variables(None, &Variables::from_json(v.clone()))
+                    .unwrap_err()
+            })
             .collect();
 
         assert!(refusals[0].contains("metadata"), "{}", refusals[0]);
@@ -284,8 +316,27 @@ mod tests {
     }
 
     #[test]
+    fn a_variable_reads_as_the_json_serde_would_write_and_read_back() {
+        let mut fields = async_graphql::indexmap::IndexMap::new();
+        fields.insert(Name::new("zeta"), Value::Boolean(true));
+        fields.insert(Name::new("alpha"), Value::Null);
+        let value = Value::List(vec![
+            Value::Number(7.into()),
+            Value::Number(serde_json::Number::from_f64(2.5).unwrap()),
+            Value::String("Ann".to_owned()),
+            Value::Enum(Name::new("FEMALE")),
+            Value::Binary(vec![1u8, 255].into()),
+            Value::Object(fields),
+        ]);
+
+        let through_serde = JsonValue::deserialize(serde_json::to_value(&value).unwrap()).unwrap();
+
+        assert_eq!(json(&value), through_serde);
+    }
+
+    #[test]
     fn an_operation_that_cannot_be_told_is_left_to_async_graphql() {
-        let variables = serde_json::json!({});
+        let variables = Variables::default();
 
         let coverage = check(GET)
             .unwrap()

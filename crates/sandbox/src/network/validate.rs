@@ -1,5 +1,8 @@
 //! Field rules of the Network API's inputs that do not need the store: phone,
-//! email, dates of birth, and the sandbox's landline range.
+//! email, dates of birth, the sandbox's landline range, and the characters no
+//! text may hold.
+
+use async_graphql::{Name, Value};
 
 /// E.164: `+` and 8–15 digits, the first not 0.
 pub fn is_phone(phone: &str) -> bool {
@@ -52,11 +55,21 @@ pub fn is_forbidden_char(c: char) -> bool {
 }
 
 /// The path of the first string in `value` holding a forbidden character, and
-/// that character (`$.patient.demographic.name.first`, U+202E). The path is
-/// written out only for a string that holds one: most requests hold none.
-pub fn forbidden_text(value: &serde_json::Value, path: &str) -> Option<(String, char)> {
+/// that character (`$.patient.demographic.name.first`, U+202E). "First" is in
+/// the order of the keys' bytes, as a JSON object of sorted keys reads.
+///
+/// Most requests hold none, so the values are first only looked through, with
+/// nothing allocated; the path is written out only for a request that holds one.
+pub fn forbidden_text<'a>(
+    fields: impl IntoIterator<Item = (&'a Name, &'a Value)>,
+    path: &str,
+) -> Option<(String, char)> {
+    let fields: Vec<_> = fields.into_iter().collect();
+    if !fields.iter().any(|(_, v)| holds_forbidden(v)) {
+        return None;
+    }
     let mut steps = Vec::new();
-    let c = first_forbidden(value, &mut steps)?;
+    let c = first_in_fields(fields, &mut steps)?;
     let mut written = path.to_owned();
     for step in steps.iter().rev() {
         written.push('.');
@@ -65,44 +78,80 @@ pub fn forbidden_text(value: &serde_json::Value, path: &str) -> Option<(String, 
     Some((written, c))
 }
 
+fn text_forbidden(text: &str) -> Option<char> {
+    text.chars().find(|c| is_forbidden_char(*c))
+}
+
+/// Whether any string under `value` holds a forbidden character.
+fn holds_forbidden(value: &Value) -> bool {
+    match value {
+        Value::String(s) => text_forbidden(s).is_some(),
+        Value::Enum(name) => text_forbidden(name).is_some(),
+        Value::List(items) => items.iter().any(holds_forbidden),
+        Value::Object(fields) => fields.values().any(holds_forbidden),
+        Value::Null | Value::Number(_) | Value::Boolean(_) | Value::Binary(_) => false,
+    }
+}
+
 /// The first forbidden character under `value`; `steps` gets the keys and
 /// indexes leading to it, innermost first.
-fn first_forbidden(value: &serde_json::Value, steps: &mut Vec<String>) -> Option<char> {
-    let (step, c) = match value {
-        serde_json::Value::String(s) => return s.chars().find(|c| is_forbidden_char(*c)),
-        serde_json::Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .find_map(|(i, v)| Some((i.to_string(), first_forbidden(v, steps)?)))?,
-        serde_json::Value::Object(fields) => fields
-            .iter()
-            .find_map(|(k, v)| Some((k.clone(), first_forbidden(v, steps)?)))?,
-        _ => return None,
-    };
-    steps.push(step);
-    Some(c)
+fn first_forbidden(value: &Value, steps: &mut Vec<String>) -> Option<char> {
+    match value {
+        Value::String(s) => text_forbidden(s),
+        Value::Enum(name) => text_forbidden(name),
+        Value::List(items) => items.iter().enumerate().find_map(|(i, v)| {
+            let c = first_forbidden(v, steps)?;
+            steps.push(i.to_string());
+            Some(c)
+        }),
+        Value::Object(fields) => first_in_fields(fields.iter().collect(), steps),
+        Value::Null | Value::Number(_) | Value::Boolean(_) | Value::Binary(_) => None,
+    }
+}
+
+fn first_in_fields(mut fields: Vec<(&Name, &Value)>, steps: &mut Vec<String>) -> Option<char> {
+    fields.sort_unstable_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+    fields.into_iter().find_map(|(k, v)| {
+        let c = first_forbidden(v, steps)?;
+        steps.push(k.to_string());
+        Some(c)
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn variables(json: serde_json::Value) -> async_graphql::Variables {
+        async_graphql::Variables::from_json(json)
+    }
+
     #[test]
     fn direction_overrides_and_controls_are_found_with_their_path() {
-        let value = serde_json::json!({ "patient": { "names": ["ok", "Ann\u{202E}rof"] } });
+        let value =
+            variables(serde_json::json!({ "patient": { "names": ["ok", "Ann\u{202E}rof"] } }));
 
         assert_eq!(
-            forbidden_text(&value, "$"),
+            forbidden_text(value.iter(), "$"),
             Some(("$.patient.names.1".to_owned(), '\u{202E}'))
         );
-        assert!(
-            forbidden_text(
-                &serde_json::json!({ "notes": "line one\nline two\ttab" }),
-                "$"
-            )
-            .is_none()
-        );
+        let clean = variables(serde_json::json!({ "notes": "line one\nline two\ttab" }));
+        assert!(forbidden_text(clean.iter(), "$").is_none());
         assert!(is_forbidden_char('\u{0007}'));
+    }
+
+    #[test]
+    fn of_several_forbidden_characters_the_first_key_in_byte_order_is_named() {
+        // Sent with `zeta` first: the path is the same whatever order a client
+        // writes the keys in.
+        let value: async_graphql::Variables =
+            serde_json::from_str(r#"{ "patient": { "zeta": "z\u0007", "alpha": ["a\u202e"] } }"#)
+                .unwrap_or_default();
+
+        assert_eq!(
+            forbidden_text(value.iter(), "variables"),
+            Some(("variables.patient.alpha.0".to_owned(), '\u{202E}'))
+        );
     }
 
     #[test]

@@ -15,6 +15,12 @@ impl Date {
     }
 
     pub fn to_iso(&self) -> String {
+        let (year, month, day) = self.0.to_calendar_date();
+        if (0..=9999).contains(&year) {
+            // What the description writes for a four-digit year, without its
+            // interpreter: every Date in every answer is written here.
+            return format!("{year:04}-{:02}-{day:02}", u8::from(month));
+        }
         // A `time::Date` always formats with this description (year in range).
         self.0.format(DATE_FORMAT).unwrap_or_default()
     }
@@ -58,5 +64,26 @@ impl ScalarType for DateTime {
 
     fn to_value(&self) -> Value {
         Value::String(self.0.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_date_is_written_as_its_format_description_writes_it() {
+        for text in ["0001-01-01", "1968-03-14", "2026-11-27", "9999-12-31"] {
+            let date = Date::parse(text).map(|d| d.to_iso());
+
+            assert_eq!(date.as_deref(), Some(text));
+        }
+        let before_year_zero =
+            Date(time::Date::from_calendar_date(-1, time::Month::June, 5).unwrap());
+        assert_eq!(
+            before_year_zero.to_iso(),
+            before_year_zero.0.format(DATE_FORMAT).unwrap()
+        );
     }
 }
