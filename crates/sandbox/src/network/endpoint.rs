@@ -44,7 +44,7 @@ async fn graphql(
     let refused = |error: async_graphql::ServerError| {
         graphql::respond(async_graphql::Response::from_errors(vec![error]))
     };
-    if let Some((field, c)) = validate::forbidden_text(request.variables.iter(), "variables") {
+    if let Some((field, c)) = validate::forbidden_text(&request.variables, "variables") {
         return refused(forbidden_text(field, c));
     }
     let accepted = match strict::check(&request.query) {

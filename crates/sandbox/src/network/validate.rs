@@ -2,7 +2,7 @@
 //! email, dates of birth, the sandbox's landline range, and the characters no
 //! text may hold.
 
-use async_graphql::{Name, Value};
+use async_graphql::{Name, Value, Variables};
 
 /// E.164: `+` and 8–15 digits, the first not 0.
 pub fn is_phone(phone: &str) -> bool {
@@ -54,22 +54,18 @@ pub fn is_forbidden_char(c: char) -> bool {
         || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
-/// The path of the first string in `value` holding a forbidden character, and
-/// that character (`$.patient.demographic.name.first`, U+202E). "First" is in
-/// the order of the keys' bytes, as a JSON object of sorted keys reads.
+/// The path of the first string in `variables` holding a forbidden character,
+/// and that character (`$.patient.demographic.name.first`, U+202E). "First" is
+/// in the order of the keys' bytes, as a JSON object of sorted keys reads.
 ///
 /// Most requests hold none, so the values are first only looked through, with
 /// nothing allocated; the path is written out only for a request that holds one.
-pub fn forbidden_text<'a>(
-    fields: impl IntoIterator<Item = (&'a Name, &'a Value)>,
-    path: &str,
-) -> Option<(String, char)> {
-    let fields: Vec<_> = fields.into_iter().collect();
-    if !fields.iter().any(|(_, v)| holds_forbidden(v)) {
+pub fn forbidden_text(variables: &Variables, path: &str) -> Option<(String, char)> {
+    if !variables.values().any(holds_forbidden) {
         return None;
     }
     let mut steps = Vec::new();
-    let c = first_in_fields(fields, &mut steps)?;
+    let c = first_in_fields(variables.iter().collect(), &mut steps)?;
     let mut written = path.to_owned();
     for step in steps.iter().rev() {
         written.push('.');
@@ -132,11 +128,11 @@ mod tests {
             variables(serde_json::json!({ "patient": { "names": ["ok", "Ann\u{202E}rof"] } }));
 
         assert_eq!(
-            forbidden_text(value.iter(), "$"),
+            forbidden_text(&value, "$"),
             Some(("$.patient.names.1".to_owned(), '\u{202E}'))
         );
         let clean = variables(serde_json::json!({ "notes": "line one\nline two\ttab" }));
-        assert!(forbidden_text(clean.iter(), "$").is_none());
+        assert!(forbidden_text(&clean, "$").is_none());
         assert!(is_forbidden_char('\u{0007}'));
     }
 
@@ -149,7 +145,7 @@ mod tests {
                 .unwrap_or_default();
 
         assert_eq!(
-            forbidden_text(value.iter(), "variables"),
+            forbidden_text(&value, "variables"),
             Some(("variables.patient.alpha.0".to_owned(), '\u{202E}'))
         );
     }
