@@ -59,12 +59,7 @@ pub fn take(
     if order.state != OrderState::Submitted {
         return store::track(conn, &order.id, org, Stage::Canceled, at_ms);
     }
-    let call = Call {
-        conn,
-        catalog,
-        org,
-        user: None,
-    };
+    let call = Call::in_transaction(conn, catalog, org, None);
     let pharmacy = order
         .pharmacy_id
         .as_deref()
@@ -92,7 +87,7 @@ fn choose(
     at_ms: i64,
 ) -> Result<Step, StoreError> {
     let catalog = call.catalog;
-    let preferred = records::patient(call.conn, call.org, &order.patient_id)?
+    let preferred = records::patient(call.conn()?, call.org, &order.patient_id)?
         .and_then(|p| p.preferred_pharmacy)
         .filter(|id| catalog.pharmacy(id).is_some());
     let first_pick_up = catalog
@@ -114,7 +109,7 @@ fn choose(
     };
     order.pharmacy_id = Some(pharmacy.id.clone());
     crate::network::order::refresh_exceptions(call, order)?;
-    records::save_order(call.conn, order)?;
+    records::save_order(call.conn()?, order)?;
     Ok(Step {
         stage: Stage::Placed,
         events: vec![subject(order).placed(at_ms, pharmacy)],
@@ -152,7 +147,7 @@ fn at_pharmacy(
         ));
         order.pharmacy_id = Some(to.id.clone());
         crate::network::order::refresh_exceptions(call, order)?;
-        records::save_order(call.conn, order)?;
+        records::save_order(call.conn()?, order)?;
         return Ok(Step {
             stage: Stage::Rerouted,
             events: vec![subject(order).rerouted(at_ms, to)],
@@ -160,7 +155,7 @@ fn at_pharmacy(
     }
     let mut medications = Vec::new();
     for id in &order.prescription_ids {
-        if let Some(p) = records::prescription(call.conn, call.org, id)? {
+        if let Some(p) = records::prescription(call.conn()?, call.org, id)? {
             medications.push(p.treatment.id.as_str().to_owned());
         }
     }
@@ -170,7 +165,7 @@ fn at_pharmacy(
             reason.to_owned(),
             at_ms,
         ));
-        records::save_order(call.conn, order)?;
+        records::save_order(call.conn()?, order)?;
         return Ok(Step {
             stage: Stage::Halted,
             events: vec![subject(order).error(at_ms, reason)],

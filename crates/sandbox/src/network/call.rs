@@ -17,17 +17,65 @@ use tracing::Instrument as _;
 use super::types::{RequestMetadata, UpstreamServiceError};
 use crate::catalog::Catalog;
 use crate::graphql::Caller;
-use crate::store::{Db, StoreError, Tx};
+use crate::store::records::{OrderDoc, PatientDoc, PrescriptionDoc};
+use crate::store::{Db, Documents, StoreError, Tx};
 
 /// What one call runs with: inside its transaction, or its one read.
-#[derive(Debug)]
 pub struct Call<'a> {
-    pub conn: &'a Connection,
+    /// The write's transaction, or the Get's read (which may be served from
+    /// the store's cache).
+    store: &'a dyn Documents,
     pub catalog: &'a Catalog,
     /// The organization of the token: every record read or written is its own.
     pub org: &'a str,
     /// The user id of a user token (`None` for machine tokens).
     pub user: Option<&'a str>,
+}
+
+impl<'a> Call<'a> {
+    /// A call inside the write transaction open on `conn`.
+    pub fn in_transaction(
+        conn: &'a Connection,
+        catalog: &'a Catalog,
+        org: &'a str,
+        user: Option<&'a str>,
+    ) -> Self {
+        Self {
+            store: conn,
+            catalog,
+            org,
+            user,
+        }
+    }
+
+    /// The call's connection (a Get's is taken at this first use).
+    pub fn conn(&self) -> Result<&Connection, StoreError> {
+        self.store.conn()
+    }
+
+    /// Patient `id` of the caller's organization.
+    pub fn patient(&self, id: &str) -> Result<Option<Arc<PatientDoc>>, StoreError> {
+        self.store.patient(self.org, id)
+    }
+
+    /// Prescription `id` of the caller's organization.
+    pub fn prescription(&self, id: &str) -> Result<Option<Arc<PrescriptionDoc>>, StoreError> {
+        self.store.prescription(self.org, id)
+    }
+
+    /// Order `id` of the caller's organization.
+    pub fn order(&self, id: &str) -> Result<Option<Arc<OrderDoc>>, StoreError> {
+        self.store.order(self.org, id)
+    }
+}
+
+impl std::fmt::Debug for Call<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Call")
+            .field("org", &self.org)
+            .field("user", &self.user)
+            .finish_non_exhaustive()
+    }
 }
 
 pub(super) fn parts<'a>(
@@ -114,9 +162,9 @@ where
     let org = caller.org().to_owned();
     let user = caller.user_id().map(str::to_owned);
     let span = span(op, metadata);
-    let call = move |conn: &Connection| {
+    let call = move |store: &dyn Documents| {
         f(&Call {
-            conn,
+            store,
             catalog: &catalog,
             org: &org,
             user: user.as_deref(),
@@ -124,11 +172,11 @@ where
     };
     let result = match work {
         // `Db::read` makes the Get's statements one read on its own.
-        Work::Read => db.read(call).instrument(span.clone()).await,
+        Work::Read => db.read(|read| call(read)).instrument(span.clone()).await,
         Work::Write => {
             let in_transaction = move |conn: &mut Connection| {
                 let tx = Tx::begin(conn)?;
-                let answer = call(&tx)?;
+                let answer = call(&*tx)?;
                 tx.commit()?;
                 Ok(answer)
             };

@@ -4,6 +4,8 @@
 //! Cancel, and removing a prescription that is not on the order, change nothing
 //! and are not errors (a client retrying a lost answer).
 
+use std::sync::Arc;
+
 use super::call::Call;
 use super::changes::Changes;
 use super::present;
@@ -22,9 +24,7 @@ fn payload(
     changes: Changes,
 ) -> Result<OrderResult, StoreError> {
     Ok(OrderResult::OrderPayload(Box::new(OrderPayload {
-        order: doc
-            .map(|d| present::order(call.conn, call.catalog, d))
-            .transpose()?,
+        order: doc.map(|d| present::order(call, d)).transpose()?,
         applied_changes: changes.applied,
         unapplied_changes: changes.unapplied,
     })))
@@ -36,7 +36,7 @@ fn rejected(key: &str, category: ChangeCategory, reason: impl Into<String>) -> C
 
 pub fn run(call: &Call<'_>, input: OrderInput) -> Result<OrderResult, StoreError> {
     if let Some(id) = input.id.clone() {
-        let Some(stored) = records::order(call.conn, call.org, id.as_str())? else {
+        let Some(stored) = call.order(id.as_str())? else {
             let mut changes = Changes::default();
             changes.push(rejected(
                 "id",
@@ -53,6 +53,7 @@ pub fn run(call: &Call<'_>, input: OrderInput) -> Result<OrderResult, StoreError
         if get {
             return payload(call, Some(&stored), Changes::default());
         }
+        let stored = Arc::unwrap_or_clone(stored);
         let mut changes = Changes::default();
         if let Some(p) = input.patient.as_ref().and_then(|p| p.id.as_ref())
             && p.as_str() != stored.patient_id
@@ -75,7 +76,7 @@ pub fn run(call: &Call<'_>, input: OrderInput) -> Result<OrderResult, StoreError
         return update(call, Some(stored.clone()), stored, input, changes);
     }
     if let Some(external_id) = input.external_id.as_deref()
-        && let Some(existing) = records::order_by_external_id(call.conn, call.org, external_id)?
+        && let Some(existing) = records::order_by_external_id(call.conn()?, call.org, external_id)?
     {
         return payload(call, Some(&existing), Changes::default());
     }
@@ -88,14 +89,14 @@ pub fn run(call: &Call<'_>, input: OrderInput) -> Result<OrderResult, StoreError
         ));
         return payload(call, None, changes);
     };
-    if records::patient(call.conn, call.org, patient_id.as_str())?.is_none() {
+    if records::patient(call.conn()?, call.org, patient_id.as_str())?.is_none() {
         changes.push(super::patient::unknown_id(patient_id.as_str()).with_key("patient.id"));
         return payload(call, None, changes);
     }
     let drafts = if input.external_id.is_some() {
         Vec::new()
     } else {
-        records::draft_orders(call.conn, call.org, patient_id.as_str())?
+        records::draft_orders(call.conn()?, call.org, patient_id.as_str())?
     };
     if drafts.len() > 1 {
         return Ok(OrderResult::AmbiguousOrderMatch(AmbiguousOrderMatch {
@@ -186,7 +187,7 @@ fn update(
     if changes.blocked() {
         return payload(call, before.as_ref(), changes.roll_back());
     }
-    records::save_order(call.conn, &doc)?;
+    records::save_order(call.conn()?, &doc)?;
     crate::fulfillment::hooks::order_saved(call, before.as_ref(), &doc)?;
     payload(call, Some(&doc), changes)
 }
@@ -196,9 +197,9 @@ fn find_prescription(
     reference: &PrescriptionReferenceInput,
 ) -> Result<Option<PrescriptionDoc>, StoreError> {
     match (&reference.id, &reference.external_id) {
-        (Some(id), None) => records::prescription(call.conn, call.org, id.as_str()),
+        (Some(id), None) => records::prescription(call.conn()?, call.org, id.as_str()),
         (None, Some(external)) => {
-            records::prescription_by_external_id(call.conn, call.org, external)
+            records::prescription_by_external_id(call.conn()?, call.org, external)
         }
         _ => Ok(None),
     }
@@ -313,7 +314,7 @@ fn prescriptions(
             changes.push(change);
             continue;
         }
-        if let Some(other) = records::live_order_holding(call.conn, &prescription.id, &doc.id)? {
+        if let Some(other) = records::live_order_holding(call.conn()?, &prescription.id, &doc.id)? {
             changes.push(rejected(
                 &key,
                 ChangeCategory::InvalidInput,
@@ -437,7 +438,7 @@ fn send(call: &Call<'_>, doc: &mut OrderDoc, changes: &mut Changes) -> Result<()
         );
     }
     for id in &doc.prescription_ids {
-        let Some(p) = records::prescription(call.conn, call.org, id)? else {
+        let Some(p) = records::prescription(call.conn()?, call.org, id)? else {
             continue;
         };
         if !p.is_signed() {
@@ -460,7 +461,7 @@ fn send(call: &Call<'_>, doc: &mut OrderDoc, changes: &mut Changes) -> Result<()
             );
         }
     }
-    let patient = records::patient(call.conn, call.org, &doc.patient_id)?;
+    let patient = records::patient(call.conn()?, call.org, &doc.patient_id)?;
     match patient.as_ref().and_then(|p| p.phone.as_deref()) {
         None => refuse(
             changes,
@@ -491,7 +492,7 @@ fn send(call: &Call<'_>, doc: &mut OrderDoc, changes: &mut Changes) -> Result<()
 /// The exceptions of a sent order, from the catalog's rules (also after the
 /// simulated pharmacy moves it, `crate::fulfillment`).
 pub(crate) fn refresh_exceptions(call: &Call<'_>, doc: &mut OrderDoc) -> Result<(), StoreError> {
-    let patient = records::patient(call.conn, call.org, &doc.patient_id)?;
+    let patient = records::patient(call.conn()?, call.org, &doc.patient_id)?;
     let without_benefits = patient.as_ref().is_none_or(|p| p.benefits.is_empty());
     let pharmacy = doc
         .pharmacy_id

@@ -2,6 +2,8 @@
 //! benefits, the preferred pharmacy and the clinical patches. Runs inside the
 //! caller's transaction; saves only when no input blocks.
 
+use std::sync::Arc;
+
 use super::call::Call;
 use super::changes::Changes;
 use super::clinical::{self, At, ListKind};
@@ -46,13 +48,14 @@ pub fn unknown_id(id: &str) -> Change {
 
 fn by_id(call: &Call<'_>, id: &str, input: PatientInput) -> Result<PatientResult, StoreError> {
     let mut changes = Changes::default();
-    let Some(stored) = records::patient(call.conn, call.org, id)? else {
+    let Some(stored) = call.patient(id)? else {
         changes.push(unknown_id(id));
         return Ok(payload(call, None, changes));
     };
     if input.demographic.is_none() && input.clinical.is_none() {
         return Ok(payload(call, Some(&stored), changes));
     }
+    let stored = Arc::unwrap_or_clone(stored);
     let mut doc = stored.clone();
     apply_input(call, &mut doc, input, &mut changes);
     save_or_roll_back(call, stored, doc, changes)
@@ -67,7 +70,7 @@ fn save_or_roll_back(
     if changes.blocked() {
         return Ok(payload(call, Some(&before), changes.roll_back()));
     }
-    records::save_patient(call.conn, &after)?;
+    records::save_patient(call.conn()?, &after)?;
     Ok(payload(call, Some(&after), changes))
 }
 
@@ -102,12 +105,12 @@ fn sync(call: &Call<'_>, input: PatientInput) -> Result<PatientResult, StoreErro
     // 1. Exact name and date of birth; 2. email and phone.
     let mut exact = Vec::new();
     if let (Some(f), Some(l), Some(b)) = (first, last, dob.as_deref()) {
-        exact = records::patients_named(call.conn, call.org, f, l, b)?;
+        exact = records::patients_named(call.conn()?, call.org, f, l, b)?;
     }
     if exact.is_empty()
         && let (Some(email), Some(phone)) = (d.email.as_deref(), d.phone.as_deref())
     {
-        exact = records::patients_reachable_at(call.conn, call.org, email, phone)?;
+        exact = records::patients_reachable_at(call.conn()?, call.org, email, phone)?;
     }
     match exact.len() {
         0 => {}
@@ -142,7 +145,7 @@ fn sync(call: &Call<'_>, input: PatientInput) -> Result<PatientResult, StoreErro
             || filter.phone.is_some();
         if identifying {
             let candidates =
-                records::patient_candidates(call.conn, call.org, &filter, MAX_CANDIDATES)?;
+                records::patient_candidates(call.conn()?, call.org, &filter, MAX_CANDIDATES)?;
             if !candidates.is_empty() {
                 let n = candidates.len();
                 return Ok(ambiguous(
@@ -187,7 +190,7 @@ fn sync(call: &Call<'_>, input: PatientInput) -> Result<PatientResult, StoreErro
     if changes.blocked() {
         return Ok(payload(call, None, changes.roll_back()));
     }
-    records::save_patient(call.conn, &doc)?;
+    records::save_patient(call.conn()?, &doc)?;
     Ok(payload(call, Some(&doc), changes))
 }
 

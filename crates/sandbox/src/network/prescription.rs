@@ -57,9 +57,9 @@ pub fn run(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResu
     }
     if let Some(external_id) = input.external_id.as_deref()
         && let Some(existing) =
-            records::prescription_by_external_id(call.conn, call.org, external_id)?
+            records::prescription_by_external_id(call.conn()?, call.org, external_id)?
     {
-        let patient = records::patient(call.conn, call.org, &existing.patient_id)?;
+        let patient = records::patient(call.conn()?, call.org, &existing.patient_id)?;
         let answer = Answer {
             doc: Some(&existing),
             patient: patient.as_ref(),
@@ -490,7 +490,7 @@ fn draft(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResult
         ));
         return Ok(none(changes));
     };
-    let Some(patient) = records::patient(call.conn, call.org, patient_id.as_str())? else {
+    let Some(patient) = records::patient(call.conn()?, call.org, patient_id.as_str())? else {
         changes.push(super::patient::unknown_id(patient_id.as_str()).with_key("patient.id"));
         return Ok(none(changes));
     };
@@ -509,7 +509,7 @@ fn draft(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResult
     let existing = if input.external_id.is_some() {
         Vec::new()
     } else {
-        records::drafts_in_progress(call.conn, call.org, &patient.id, &drug.id)?
+        records::drafts_in_progress(call.conn()?, call.org, &patient.id, &drug.id)?
     };
     if existing.len() > 1 {
         return Ok(PrescriptionResult::AmbiguousPrescriptionMatch(
@@ -568,7 +568,7 @@ fn draft(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResult
         };
         return Ok(payload(call, answer, changes.roll_back()));
     }
-    records::save_prescription(call.conn, &doc)?;
+    records::save_prescription(call.conn()?, &doc)?;
     Ok(payload(
         call,
         Answer {
@@ -585,7 +585,7 @@ fn by_id(
     id: &str,
     input: PrescriptionInput,
 ) -> Result<PrescriptionResult, StoreError> {
-    let Some(stored) = records::prescription(call.conn, call.org, id)? else {
+    let Some(stored) = call.prescription(id)? else {
         return Ok(payload(
             call,
             Answer {
@@ -596,7 +596,7 @@ fn by_id(
             only(unknown_id(id)),
         ));
     };
-    let patient = records::patient(call.conn, call.org, &stored.patient_id)?;
+    let patient = call.patient(&stored.patient_id)?;
     let get = input.external_id.is_none()
         && input.patient.is_none()
         && input.template_id.is_none()
@@ -607,7 +607,7 @@ fn by_id(
     if get {
         let answer = Answer {
             doc: Some(&stored),
-            patient: patient.as_ref(),
+            patient: patient.as_deref(),
             invalidated: false,
         };
         return Ok(payload(call, answer, Changes::default()));
@@ -641,7 +641,7 @@ fn by_id(
             "A prescription's externalId cannot change",
         ));
     }
-    let mut doc = stored.clone();
+    let mut doc = PrescriptionDoc::clone(&stored);
     let (template, drug) = chosen_drug(call, &input, &mut changes);
     if let (Some(t), Some(m)) = (template, drug) {
         apply_template(&mut doc, t, m, &mut changes);
@@ -661,17 +661,17 @@ fn by_id(
     if changes.blocked() {
         let answer = Answer {
             doc: Some(answer_doc),
-            patient: patient.as_ref(),
+            patient: patient.as_deref(),
             invalidated: false,
         };
         return Ok(payload(call, answer, changes.roll_back()));
     }
-    records::save_prescription(call.conn, &doc)?;
+    records::save_prescription(call.conn()?, &doc)?;
     Ok(payload(
         call,
         Answer {
             doc: Some(&doc),
-            patient: patient.as_ref(),
+            patient: patient.as_deref(),
             invalidated: false,
         },
         changes,
@@ -705,10 +705,10 @@ fn sign(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResult,
             "Signing needs the prescription's id",
         )));
     };
-    let Some(stored) = records::prescription(call.conn, call.org, id.as_str())? else {
+    let Some(stored) = records::prescription(call.conn()?, call.org, id.as_str())? else {
         return Ok(nothing(unknown_id(id.as_str())));
     };
-    let patient = records::patient(call.conn, call.org, &stored.patient_id)?;
+    let patient = records::patient(call.conn()?, call.org, &stored.patient_id)?;
     let refuse = |change: Change, invalidated: bool| {
         let answer = Answer {
             doc: Some(&stored),
@@ -812,7 +812,7 @@ fn sign(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResult,
     doc.signed_at = Some(super::types::Date(time::OffsetDateTime::now_utc().date()).to_iso());
     doc.signed_by = call.user.map(str::to_owned);
     doc.signing_message = signing.message;
-    records::save_prescription(call.conn, &doc)?;
+    records::save_prescription(call.conn()?, &doc)?;
     crate::fulfillment::hooks::prescription_signed(call, &doc)?;
     let changes = only(Change::field(
         "signing",

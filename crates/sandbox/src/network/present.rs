@@ -6,6 +6,7 @@ use rusqlite::Connection;
 use serde::Serialize;
 use sha2::{Digest as _, Sha256};
 
+use super::call::Call;
 use super::screening;
 use super::types::{
     Allergy, Benefit, Date, DateTime, Diagnosis, Dispense, HumanName, MedicationHistoryEntry,
@@ -199,18 +200,18 @@ pub fn stored_prescription(
     Ok(prescription(catalog, doc, patient.as_ref(), false))
 }
 
-pub fn order(conn: &Connection, catalog: &Catalog, doc: &OrderDoc) -> Result<Order, StoreError> {
-    let org = &doc.organization_id;
-    let patient = records::patient(conn, org, &doc.patient_id)?;
+pub fn order(call: &Call<'_>, doc: &OrderDoc) -> Result<Order, StoreError> {
+    let catalog = call.catalog;
+    let patient = call.patient(&doc.patient_id)?;
     let mut prescriptions = Vec::new();
     for id in &doc.prescription_ids {
-        if let Some(p) = records::prescription(conn, org, id)? {
+        if let Some(p) = call.prescription(id)? {
             let owner = if p.patient_id == doc.patient_id {
                 patient.clone()
             } else {
-                records::patient(conn, org, &p.patient_id)?
+                call.patient(&p.patient_id)?
             };
-            prescriptions.push(prescription(catalog, &p, owner.as_ref(), false));
+            prescriptions.push(prescription(catalog, &p, owner.as_deref(), false));
         }
     }
     Ok(Order {

@@ -4,18 +4,25 @@
 //! The database is opened once per sandbox (a file under `--data` in WAL mode, or
 //! `:memory:`). All access goes through [`Db::call`], which runs a closure on a
 //! blocking thread with the one writing connection locked, or [`Db::read`], a
-//! short read run on the calling thread — in memory on the one connection (a
-//! read there waits on no disk, and waiting for the lock costs less than a hop
-//! to another thread and back), on disk on one of a few read-only connections,
-//! which WAL lets read while the writer writes — or [`Db::write`], a Network API
-//! call that may write: on the calling thread in memory, as [`Db::call`] on disk.
-//! Every closure given the writing connection is a serialized unit, and a closure
-//! that opens a transaction makes its state change atomic.
+//! Get's short read on the calling thread through a [`Read`] ([`read`]), which
+//! takes a connection only if the documents it asks for are not in the
+//! [`cache`] — in memory the one connection (a read there waits on no disk,
+//! and waiting for the lock costs less than a hop to another thread and back),
+//! on disk one of a few read-only connections, which WAL lets read while the
+//! writer writes — or [`Db::write`], a Network API call that may write: on the
+//! calling thread in memory, as [`Db::call`] on disk. Every closure given the
+//! writing connection is a serialized unit, and a closure that opens a
+//! transaction makes its state change atomic; when it ends, the cache's
+//! generation moves on, so no Get afterwards is served what was read before.
 //! The records' SQL lives in [`records`]; the authorization server's own tables
 //! are read and written by `auth/db.rs` and `fixture/apply.rs`, through the same
 //! [`Db::call`].
 
+mod cache;
+mod read;
 pub mod records;
+
+pub use read::{Documents, Read};
 
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -23,6 +30,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use rusqlite::Connection;
 use rusqlite_migration::{M, Migrations};
+
+use cache::{Bump, Cache};
 
 /// The embedded schema migrations, applied in order at start-up. Never edit one
 /// that has shipped: a data directory remembers which it has run; add the next.
@@ -69,6 +78,8 @@ pub struct Db {
     readers: Arc<Readers>,
     /// `:memory:`: nothing it does waits on a disk.
     in_memory: bool,
+    /// The documents Gets have read, and the generation that retires them.
+    cache: Arc<Cache>,
 }
 
 /// The read-only connections and where the next read starts looking for a free one.
@@ -131,6 +142,7 @@ impl Db {
                 next: AtomicUsize::new(0),
             }),
             in_memory,
+            cache: Arc::default(),
         }
     }
 
@@ -142,12 +154,15 @@ impl Db {
         F: FnOnce(&mut Connection) -> Result<R, StoreError> + Send + 'static,
         R: Send + 'static,
     {
-        let conn = Arc::clone(&self.conn);
+        let (conn, cache) = (Arc::clone(&self.conn), Arc::clone(&self.cache));
         tokio::task::spawn_blocking(move || {
             // A poisoned lock means a closure panicked mid-way; SQLite rolled back
             // any open transaction when its guard dropped, so the connection is
             // still consistent and safe to reuse.
             let mut guard = conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            // Declared after the guard, so dropped before it: the generation
+            // moves on while the connection is still held, before any answer.
+            let _bump = Bump(&cache);
             f(&mut guard)
         })
         .await
@@ -163,12 +178,14 @@ const READERS: usize = 4;
 impl Db {
     /// Runs a short read (a Get by id: a few indexed rows) on the calling
     /// thread: handing it to a blocking thread and waking the caller again
-    /// costs more than the read. In memory it waits for the one connection (a
-    /// closure holds it for a call's few statements; no disk is waited on); on
-    /// disk it takes a free read-only connection, or waits for one, and a write
-    /// in progress does not hold it up (WAL). `f` must not write: on disk its
-    /// connection refuses writes. A panic in `f` is [`StoreError::Worker`], as
-    /// it is in [`Db::call`].
+    /// costs more than the read. `f` is given a [`Read`], which takes a
+    /// connection at its first statement — in memory the one connection,
+    /// waiting for it (a closure holds it for a call's few statements; no disk
+    /// is waited on); on disk a free read-only connection, or waiting for one,
+    /// and a write in progress does not hold it up (WAL) — and serves the
+    /// documents the [`cache`] kept from earlier Gets without one. `f` must not
+    /// write: on disk its connection refuses writes. A panic in `f` is
+    /// [`StoreError::Worker`], as it is in [`Db::call`].
     ///
     /// Its statements read one state of the database: in memory the lock
     /// alone makes them one (every writer waits for it), so no `BEGIN` and
@@ -176,31 +193,36 @@ impl Db {
     /// they run in one read transaction, as a commit may land between them.
     pub async fn read<F, R>(&self, f: F) -> Result<R, StoreError>
     where
-        F: FnOnce(&Connection) -> Result<R, StoreError> + Send + 'static,
-        R: Send + 'static,
+        F: FnOnce(&Read<'_>) -> Result<R, StoreError>,
     {
+        let read = Read::new(self);
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&read)));
+        let answer = ran.unwrap_or(Err(StoreError::Worker))?;
+        read.finish()?;
+        Ok(answer)
+    }
+
+    /// The connection a [`Read`] reads with: the one connection in memory; on
+    /// disk a free read-only one, else the next one's turn.
+    fn connection_to_read(&self) -> MutexGuard<'_, Connection> {
         let connections = &self.readers.connections;
         if connections.is_empty() {
-            return Self::run_here(&self.conn, |conn| f(conn));
+            // As in `call`: SQLite rolled back what a panicking closure left open.
+            return self.conn.lock().unwrap_or_else(PoisonError::into_inner);
         }
-        let f = |conn: &mut Connection| {
-            let tx = Tx::begin(conn)?;
-            let read = f(&tx)?;
-            tx.commit()?;
-            Ok(read)
-        };
         let start = self.readers.next.fetch_add(1, Ordering::Relaxed);
-        let free = (0..connections.len())
+        (0..connections.len())
             .map(|i| &connections[(start + i) % connections.len()])
             .find_map(|reader| match reader.try_lock() {
                 Ok(guard) => Some(guard),
                 Err(std::sync::TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
                 Err(std::sync::TryLockError::WouldBlock) => None,
-            });
-        match free {
-            Some(guard) => Self::run_guarded(guard, f),
-            None => Self::run_here(&connections[start % connections.len()], f),
-        }
+            })
+            .unwrap_or_else(|| {
+                connections[start % connections.len()]
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+            })
     }
 
     /// One Network API call that may write: on the calling thread when the
@@ -214,6 +236,7 @@ impl Db {
         R: Send + 'static,
     {
         if self.in_memory {
+            let _bump = Bump(&self.cache);
             Self::run_here(&self.conn, f)
         } else {
             self.call(f).await
@@ -226,13 +249,7 @@ impl Db {
         F: FnOnce(&mut Connection) -> Result<R, StoreError>,
     {
         // As in `call`: SQLite rolled back what a panicking closure left open.
-        Self::run_guarded(conn.lock().unwrap_or_else(PoisonError::into_inner), f)
-    }
-
-    fn run_guarded<F, R>(mut guard: MutexGuard<'_, Connection>, f: F) -> Result<R, StoreError>
-    where
-        F: FnOnce(&mut Connection) -> Result<R, StoreError>,
-    {
+        let mut guard = conn.lock().unwrap_or_else(PoisonError::into_inner);
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut guard)));
         ran.unwrap_or(Err(StoreError::Worker))
     }
@@ -308,8 +325,8 @@ mod tests {
         let caller = std::thread::current().id();
 
         let (ran_on, one) = db
-            .read(|conn| {
-                let one: i64 = conn.query_row("SELECT 1", [], |r| r.get(0))?;
+            .read(|read| {
+                let one: i64 = read.conn()?.query_row("SELECT 1", [], |r| r.get(0))?;
                 Ok((std::thread::current().id(), one))
             })
             .await
@@ -357,7 +374,12 @@ mod tests {
             release.send(()).unwrap();
         });
 
-        let ran_on = db.read(|_| Ok(std::thread::current().id())).await;
+        let ran_on = db
+            .read(|read| {
+                read.conn()?;
+                Ok(std::thread::current().id())
+            })
+            .await;
 
         assert_eq!(ran_on.unwrap(), caller);
         releaser.join().unwrap();
@@ -384,8 +406,10 @@ mod tests {
         let caller = std::thread::current().id();
 
         let (ran_on, n) = db
-            .read(|conn| {
-                let n: i64 = conn.query_row("SELECT n FROM t", [], |r| r.get(0))?;
+            .read(|read| {
+                let n: i64 = read
+                    .conn()?
+                    .query_row("SELECT n FROM t", [], |r| r.get(0))?;
                 Ok((std::thread::current().id(), n))
             })
             .await
@@ -405,7 +429,8 @@ mod tests {
         };
 
         let (before, after) = db
-            .read(move |conn| {
+            .read(move |read| {
+                let conn = read.conn()?;
                 let before = count(conn)?;
                 // Another connection commits a row between the two statements.
                 std::thread::spawn(move || {
@@ -420,14 +445,14 @@ mod tests {
             .unwrap();
 
         assert_eq!((before, after), (1, 1));
-        assert_eq!(db.read(move |conn| count(conn)).await.unwrap(), 2);
+        assert_eq!(db.read(move |read| count(read.conn()?)).await.unwrap(), 2);
     }
 
     #[tokio::test]
     async fn a_read_in_memory_spends_no_transaction_of_its_own() {
         let db = Db::open_in_memory().unwrap();
 
-        let outside_any_transaction = db.read(|conn| Ok(conn.is_autocommit())).await;
+        let outside_any_transaction = db.read(|read| Ok(read.conn()?.is_autocommit())).await;
 
         assert!(outside_any_transaction.unwrap());
     }
@@ -448,9 +473,11 @@ mod tests {
                 tokio::runtime::Builder::new_current_thread()
                     .build()
                     .unwrap()
-                    .block_on(
-                        db.read(|conn| Ok(conn.query_row("SELECT 3", [], |r| r.get::<_, i64>(0))?)),
-                    )
+                    .block_on(db.read(|read| {
+                        Ok(read
+                            .conn()?
+                            .query_row("SELECT 3", [], |r| r.get::<_, i64>(0))?)
+                    }))
             })
         };
         std::thread::sleep(std::time::Duration::from_millis(50));
@@ -467,7 +494,11 @@ mod tests {
         let db = Db::open_file(dir.path()).unwrap();
 
         let wrote = db
-            .read(|conn| Ok(conn.execute_batch("CREATE TABLE sneaked (n INTEGER)")?))
+            .read(|read| {
+                Ok(read
+                    .conn()?
+                    .execute_batch("CREATE TABLE sneaked (n INTEGER)")?)
+            })
             .await;
 
         assert!(matches!(wrote, Err(StoreError::Sqlite(_))), "{wrote:?}");
@@ -501,7 +532,7 @@ mod tests {
             .read(|_| -> Result<(), StoreError> { panic!("boom") })
             .await;
         let after: i64 = db
-            .read(|conn| Ok(conn.query_row("SELECT 2", [], |r| r.get(0))?))
+            .read(|read| Ok(read.conn()?.query_row("SELECT 2", [], |r| r.get(0))?))
             .await
             .unwrap();
 
