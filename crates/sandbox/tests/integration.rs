@@ -22,6 +22,7 @@ mod fixture_files;
 mod fulfillment;
 mod network_audit;
 mod network_auth;
+mod network_cache;
 mod network_catalog;
 mod network_concurrency;
 mod network_limits;
