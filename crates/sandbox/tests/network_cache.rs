@@ -26,6 +26,15 @@ async fn on_disk() -> (tempfile::TempDir, Sandbox) {
     (dir, sandbox)
 }
 
+/// Ada's token and a draft order of a signed prescription for a new patient.
+async fn drafted_order(sb: &Sandbox) -> (String, String) {
+    let ada = prescriber(sb).await;
+    let patient = add_patient(sb, &ada, "Iris", "Okonkwo", "1975-03-02").await;
+    let rx = signed(sb, &ada, &patient, METFORMIN).await;
+    let order = draft_order(sb, &ada, &patient, &[&rx]).await;
+    (ada, order)
+}
+
 fn allergies(patient: &serde_json::Value) -> usize {
     patient["clinical"]["allergies"]
         .as_array()
@@ -76,10 +85,7 @@ async fn a_get_after_signing_shows_the_prescription_signed() {
 #[tokio::test]
 async fn a_get_after_send_shows_the_order_sent() {
     let (_dir, sb) = on_disk().await;
-    let ada = prescriber(&sb).await;
-    let patient = add_patient(&sb, &ada, "Grace", "Hopper", "1980-05-17").await;
-    let rx = signed(&sb, &ada, &patient, METFORMIN).await;
-    let order = draft_order(&sb, &ada, &patient, &[&rx]).await;
+    let (ada, order) = drafted_order(&sb).await;
     let before = get_order(&sb, &ada, &order).await;
 
     send_ok(&sb, &ada, &order).await;
@@ -93,10 +99,7 @@ async fn a_get_after_send_shows_the_order_sent() {
 #[tokio::test]
 async fn a_get_after_the_pharmacys_step_shows_the_step() {
     let (_dir, sb) = on_disk().await;
-    let ada = prescriber(&sb).await;
-    let patient = add_patient(&sb, &ada, "Iris", "Okonkwo", "1975-03-02").await;
-    let rx = signed(&sb, &ada, &patient, METFORMIN).await;
-    let order = draft_order(&sb, &ada, &patient, &[&rx]).await;
+    let (ada, order) = drafted_order(&sb).await;
     let at_lakeside = json!({ "id": order, "pharmacy": { "pharmacy": { "id": LAKESIDE } } });
     network_support::order(&sb, &ada, at_lakeside).await;
     send_ok(&sb, &ada, &order).await;
