@@ -40,17 +40,18 @@ pub fn order_saved(
 }
 
 fn sent(call: &Call<'_>, order: &OrderDoc) -> Result<(), StoreError> {
-    let now = crate::clock::now_ms(call.conn()?)?;
+    let conn = call.conn()?;
+    let now = crate::clock::now_ms(conn)?;
     let stage = if order.pharmacy_id.is_some() {
         Stage::Sent
     } else {
         Stage::Choosing
     };
-    store::track(call.conn()?, &order.id, call.org, stage, now)?;
+    store::track(conn, &order.id, call.org, stage, now)?;
     let mut fills = Vec::new();
     let mut depleted = Vec::new();
     for id in &order.prescription_ids {
-        let Some(prescription) = records::prescription(call.conn()?, call.org, id)? else {
+        let Some(prescription) = records::prescription(conn, call.org, id)? else {
             continue;
         };
         fills.push(Fill {
@@ -61,40 +62,35 @@ fn sent(call: &Call<'_>, order: &OrderDoc) -> Result<(), StoreError> {
             },
         });
         let allowed = fills_allowed(&prescription);
-        let in_use = store::fills_in_use(call.conn()?, id)?;
+        let in_use = store::fills_in_use(conn, id)?;
         if in_use >= allowed && in_use - 1 < allowed {
             depleted.push(prescription);
         }
     }
     let subject = stage::subject(order);
     events::emit(
-        call.conn()?,
+        conn,
         &subject.created(now, order.pharmacy_id.as_deref(), fills),
     )?;
     for prescription in depleted {
-        events::emit(
-            call.conn()?,
-            &prescription_subject(&prescription).depleted(now),
-        )?;
+        events::emit(conn, &prescription_subject(&prescription).depleted(now))?;
     }
     Ok(())
 }
 
 fn canceled(call: &Call<'_>, order: &OrderDoc) -> Result<(), StoreError> {
-    let now = crate::clock::now_ms(call.conn()?)?;
-    store::track(call.conn()?, &order.id, call.org, Stage::Canceled, now)?;
-    events::emit(call.conn()?, &stage::subject(order).canceled(now))?;
+    let conn = call.conn()?;
+    let now = crate::clock::now_ms(conn)?;
+    store::track(conn, &order.id, call.org, Stage::Canceled, now)?;
+    events::emit(conn, &stage::subject(order).canceled(now))?;
     for id in &order.prescription_ids {
-        let Some(prescription) = records::prescription(call.conn()?, call.org, id)? else {
+        let Some(prescription) = records::prescription(conn, call.org, id)? else {
             continue;
         };
         let allowed = fills_allowed(&prescription);
-        let in_use = store::fills_in_use(call.conn()?, id)?;
+        let in_use = store::fills_in_use(conn, id)?;
         if in_use < allowed && in_use + 1 >= allowed {
-            events::emit(
-                call.conn()?,
-                &prescription_subject(&prescription).active(now),
-            )?;
+            events::emit(conn, &prescription_subject(&prescription).active(now))?;
         }
     }
     Ok(())
@@ -104,36 +100,34 @@ fn canceled(call: &Call<'_>, order: &OrderDoc) -> Result<(), StoreError> {
 /// rerouted, and placed at the new pharmacy one step later. Before it reached a
 /// pharmacy it just goes to the new one; once completed nothing moves.
 fn pharmacy_changed(call: &Call<'_>, order: &OrderDoc) -> Result<(), StoreError> {
-    let Some(tracked) = store::get(call.conn()?, &order.id)? else {
+    let conn = call.conn()?;
+    let Some(tracked) = store::get(conn, &order.id)? else {
         return Ok(());
     };
     if matches!(tracked.stage, Stage::Completed | Stage::Canceled) {
         return Ok(());
     }
-    let now = crate::clock::now_ms(call.conn()?)?;
+    let now = crate::clock::now_ms(conn)?;
     let pharmacy = order
         .pharmacy_id
         .as_deref()
         .and_then(|id| call.catalog.pharmacy(id));
     match pharmacy {
-        None => store::track(call.conn()?, &order.id, call.org, Stage::Choosing, now),
-        Some(_) if tracked.stage.is_before_placement() => store::track(
-            call.conn()?,
-            &order.id,
-            call.org,
-            Stage::Sent,
-            tracked.since_ms,
-        ),
+        None => store::track(conn, &order.id, call.org, Stage::Choosing, now),
+        Some(_) if tracked.stage.is_before_placement() => {
+            store::track(conn, &order.id, call.org, Stage::Sent, tracked.since_ms)
+        }
         Some(pharmacy) => {
-            events::emit(call.conn()?, &stage::subject(order).rerouted(now, pharmacy))?;
-            store::track(call.conn()?, &order.id, call.org, Stage::Rerouted, now)
+            events::emit(conn, &stage::subject(order).rerouted(now, pharmacy))?;
+            store::track(conn, &order.id, call.org, Stage::Rerouted, now)
         }
     }
 }
 
 /// A prescription was signed.
 pub fn prescription_signed(call: &Call<'_>, doc: &PrescriptionDoc) -> Result<(), StoreError> {
-    let now = crate::clock::now_ms(call.conn()?)?;
+    let conn = call.conn()?;
+    let now = crate::clock::now_ms(conn)?;
     let effective = doc
         .signed_at
         .as_deref()
@@ -165,7 +159,7 @@ pub fn prescription_signed(call: &Call<'_>, doc: &PrescriptionDoc) -> Result<(),
         expiration_date: iso(expiration),
         patient: RecordRef::patient(&doc.patient_id),
     };
-    events::emit(call.conn()?, &prescription_subject(doc).created(now, &data))?;
+    events::emit(conn, &prescription_subject(doc).created(now, &data))?;
     Ok(())
 }
 
