@@ -2,8 +2,10 @@
 //! [`Db::read`]. It takes a connection only at its first statement — in memory
 //! the one connection, on disk a free read-only one, in a read transaction so
 //! that its statements see one state — and a Get whose documents are all in the
-//! [`cache`](super::cache) takes none. What a read may keep and when it is
-//! served again is the cache's business; the SQL is `records`'.
+//! [`cache`](super::cache) takes none. [`Documents`] is what a Network API
+//! call reads through: a `Read`, or a write's transaction, which reads straight
+//! from its connection and never from the cache. What a read may keep and when
+//! it is served again is the cache's business; the SQL is `records`'.
 
 use std::cell::{Cell, OnceCell};
 use std::sync::{Arc, MutexGuard};
