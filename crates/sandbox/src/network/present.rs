@@ -2,7 +2,6 @@
 //! patient, a prescription (with its screening and content hash) and an order.
 
 use async_graphql::ID;
-use rusqlite::Connection;
 use serde::Serialize;
 use sha2::{Digest as _, Sha256};
 
@@ -16,7 +15,7 @@ use super::types::{
 };
 use crate::catalog::{Catalog, PharmacyEntry};
 use crate::store::StoreError;
-use crate::store::records::{self, EntryDoc, OrderDoc, PatientDoc, PrescriptionDoc};
+use crate::store::records::{EntryDoc, OrderDoc, PatientDoc, PrescriptionDoc};
 
 pub fn pharmacy(entry: &PharmacyEntry) -> Pharmacy {
     Pharmacy {
@@ -188,16 +187,6 @@ pub fn prescription(
             signed_at: doc.signed_at.as_deref().and_then(Date::parse),
         },
     }
-}
-
-/// A prescription read from the store and screened against its patient.
-pub fn stored_prescription(
-    conn: &Connection,
-    catalog: &Catalog,
-    doc: &PrescriptionDoc,
-) -> Result<Prescription, StoreError> {
-    let patient = records::patient(conn, &doc.organization_id, &doc.patient_id)?;
-    Ok(prescription(catalog, doc, patient.as_ref(), false))
 }
 
 pub fn order(call: &Call<'_>, doc: &OrderDoc) -> Result<Order, StoreError> {

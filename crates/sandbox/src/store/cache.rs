@@ -5,7 +5,7 @@
 //! not kept here (they depend on the clock and the caller), only stored state.
 //!
 //! Staleness is ruled out by a generation: every use of the writing connection
-//! ends by bumping it ([`Cache::written`], in `Db::call` and `Db::write`, also
+//! ends by bumping it ([`Bump`], in `Db::call` and `Db::write`, also
 //! when the closure failed or panicked), before the write's answer can leave. A
 //! read loads the generation before its snapshot begins, keeps what it reads
 //! under that generation, and is served an entry only if it was kept under the
@@ -40,21 +40,16 @@ impl Cache {
     pub(super) fn generation(&self) -> u64 {
         self.written.load(Ordering::SeqCst)
     }
-
-    /// Marks that a use of the writing connection has ended: what reads kept
-    /// before is not served again.
-    pub(super) fn written(&self) {
-        self.written.fetch_add(1, Ordering::SeqCst);
-    }
 }
 
-/// Bumps the generation when dropped: held across a use of the writing
-/// connection, so that a failing or panicking closure bumps it too.
+/// Bumps the generation when dropped — what reads kept before is not served
+/// again: held across a use of the writing connection, so that a failing or
+/// panicking closure bumps it too.
 pub(super) struct Bump<'c>(pub(super) &'c Cache);
 
 impl Drop for Bump<'_> {
     fn drop(&mut self) {
-        self.0.written();
+        self.0.written.fetch_add(1, Ordering::SeqCst);
     }
 }
 

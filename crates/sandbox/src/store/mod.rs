@@ -386,17 +386,23 @@ mod tests {
         holder.await.unwrap().unwrap();
     }
 
-    /// An on-disk database (in a directory dropped with the first value)
-    /// holding table `t` with one row, `n = 7`.
-    async fn on_disk_with_one_row() -> (tempfile::TempDir, Db) {
+    /// An on-disk database (in a directory dropped with the first value),
+    /// after `setup` ran on its writing connection.
+    pub(super) async fn on_disk_after(
+        setup: impl FnOnce(&mut Connection) -> Result<(), StoreError> + Send + 'static,
+    ) -> (tempfile::TempDir, Db) {
         let dir = tempfile::tempdir().unwrap();
         let db = Db::open_file(dir.path()).unwrap();
-        db.call(|conn| {
+        db.call(setup).await.unwrap();
+        (dir, db)
+    }
+
+    /// An on-disk database holding table `t` with one row, `n = 7`.
+    async fn on_disk_with_one_row() -> (tempfile::TempDir, Db) {
+        on_disk_after(|conn| {
             Ok(conn.execute_batch("CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (7)")?)
         })
         .await
-        .unwrap();
-        (dir, db)
     }
 
     #[tokio::test]

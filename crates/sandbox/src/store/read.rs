@@ -168,6 +168,7 @@ impl Drop for Read<'_> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    use super::super::tests::on_disk_after;
     use super::*;
 
     fn patient(first: &str) -> PatientDoc {
@@ -192,15 +193,9 @@ mod tests {
         .unwrap()
     }
 
-    /// An on-disk database (in a directory dropped with the first value)
-    /// holding patient `pat_1` of `org_a`, named Ada.
+    /// An on-disk database holding patient `pat_1` of `org_a`, named Ada.
     async fn on_disk_with_ada() -> (tempfile::TempDir, Db) {
-        let dir = tempfile::tempdir().unwrap();
-        let db = Db::open_file(dir.path()).unwrap();
-        db.call(|conn| records::save_patient(conn, &patient("Ada")))
-            .await
-            .unwrap();
-        (dir, db)
+        on_disk_after(|conn| records::save_patient(conn, &patient("Ada"))).await
     }
 
     #[tokio::test]
