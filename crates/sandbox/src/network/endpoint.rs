@@ -20,6 +20,7 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::routing::post;
 
+use super::call::Given;
 use super::introspection::Asked;
 use super::schema::{CHECKED, SCHEMA};
 use super::strict::{Coverage, Refused};
@@ -65,14 +66,15 @@ async fn graphql(
     if let Some(parsed) = accepted.parsed() {
         request.set_parsed_query(parsed);
     }
-    let asked = Asked::of(&request);
-    let mut request = request
-        .data(state.db.clone())
-        .data(Arc::clone(&state.catalog))
-        .data(Caller { claims });
-    if let Some(axum::Extension(fault)) = upstream_fault {
-        request = request.data(fault);
-    }
+    let asked = accepted
+        .mentions_introspection()
+        .then(|| Asked::of(&request));
+    let mut request = request.data(Given {
+        caller: Caller { claims },
+        db: state.db.clone(),
+        catalog: Arc::clone(&state.catalog),
+        fault: upstream_fault.map(|axum::Extension(fault)| fault),
+    });
     let schema = match coverage {
         Coverage::Whole => {
             if let Some(measurement) = accepted.measurement() {

@@ -25,8 +25,18 @@ static IMPLEMENTERS: LazyLock<HashMap<Name, Implementers>> = LazyLock::new(|| {
         .unwrap_or_default()
 });
 
+/// Whether `query` may select `__schema` or `__type` (not only `__typename`,
+/// which nearly every document holds). `strict.rs` asks once per document
+/// text: scanning every request's text again cost a Get some 2k instructions.
+pub(super) fn mentioned(query: &str) -> bool {
+    query.contains("__schema")
+        || query
+            .match_indices("__type")
+            .any(|(at, word)| !query[at + word.len()..].starts_with("name"))
+}
+
 /// What a request asked, kept when its document may select `__schema` or
-/// `__type` (async-graphql consumes the request).
+/// `__type` ([`mentioned`]; async-graphql consumes the request).
 #[derive(Debug)]
 pub(super) struct Asked {
     query: String,
@@ -35,19 +45,13 @@ pub(super) struct Asked {
 }
 
 impl Asked {
-    /// `Some` when the document mentions `__schema` or `__type` (not only
-    /// `__typename`, which nearly every document holds).
-    pub(super) fn of(request: &async_graphql::Request) -> Option<Self> {
-        let query = &request.query;
-        let mentioned = query.contains("__schema")
-            || query
-                .match_indices("__type")
-                .any(|(at, word)| !query[at + word.len()..].starts_with("name"));
-        mentioned.then(|| Self {
-            query: query.clone(),
+    /// What `request` asked.
+    pub(super) fn of(request: &async_graphql::Request) -> Self {
+        Self {
+            query: request.query.clone(),
             operation_name: request.operation_name.clone(),
             variables: serde_json::to_value(&request.variables).unwrap_or_default(),
-        })
+        }
     }
 
     /// `response` with the served schema's own answer to the operation's
@@ -120,5 +124,21 @@ impl Asked {
                 .map(|error| ServerError::new(error.message, None)),
         );
         response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mentioned;
+
+    #[test]
+    fn a_document_selecting_only_typenames_is_not_kept_for_introspection() {
+        assert!(!mentioned("query { ping __typename }"));
+    }
+
+    #[test]
+    fn a_document_selecting_the_schema_or_a_type_is_kept_for_introspection() {
+        assert!(mentioned("{ __schema { types { name } } }"));
+        assert!(mentioned("{ __type(name: \"Patient\") { name } }"));
     }
 }

@@ -23,16 +23,29 @@ use crate::graphql;
 pub type NetworkSchema = Schema<Query, Mutation, EmptySubscription>;
 
 /// The schema, validating every request with all of async-graphql's rules.
-pub(super) static SCHEMA: LazyLock<NetworkSchema> =
-    LazyLock::new(|| build(ValidationMode::Strict).finish());
+pub(super) static SCHEMA: LazyLock<NetworkSchema> = LazyLock::new(|| {
+    build(ValidationMode::Strict)
+        .limit_directives(MAX_DIRECTIVES)
+        .finish()
+});
 
 /// The same schema for requests `strict.rs` has checked whole (the document
 /// validated by apollo-compiler, the variables coerced against it): of
 /// async-graphql's validation it keeps only what strict validation does not
 /// do — the limits (depth, complexity) and its own checks of uploads and
 /// fragment cycles — and runs it once per document (`measured.rs`).
+///
+/// It has no limit of directives per field, which async-graphql checks by
+/// walking the document again on every request (some 6k instructions of a
+/// Get): a document strict validation accepted carries on a field at most
+/// one of each directive the schema allows on fields, and the served schema
+/// allows fewer than [`MAX_DIRECTIVES`], none of them repeatable (a test
+/// below holds it to that), so no request this schema runs is over the limit.
 pub(super) static CHECKED: LazyLock<NetworkSchema> =
     LazyLock::new(|| build(ValidationMode::Fast).extension(MeasuredOnce).finish());
+
+/// The most directives a field may carry in a request [`SCHEMA`] runs.
+const MAX_DIRECTIVES: usize = 16;
 
 fn build(validation: ValidationMode) -> SchemaBuilder<Query, Mutation, EmptySubscription> {
     Schema::build(Query, Mutation, EmptySubscription)
@@ -43,7 +56,6 @@ fn build(validation: ValidationMode) -> SchemaBuilder<Query, Mutation, EmptySubs
         .limit_depth(graphql::MAX_DEPTH)
         .limit_complexity(graphql::MAX_COMPLEXITY)
         .limit_recursive_depth(64)
-        .limit_directives(16)
 }
 
 /// The schema in GraphQL SDL: what `crates/sandbox/schema.graphql` holds.
@@ -146,5 +158,27 @@ impl Mutation {
         })
         .await;
         Ok(result.unwrap_or_else(OrderResult::UpstreamServiceError))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use apollo_compiler::ast::DirectiveLocation;
+
+    use super::*;
+
+    #[test]
+    fn strict_validation_keeps_every_field_under_the_directive_limit() {
+        let schema = apollo_compiler::Schema::parse_and_validate(sdl(), "schema.graphql").unwrap();
+
+        let on_fields: Vec<_> = schema
+            .directive_definitions
+            .values()
+            .filter(|d| d.locations.contains(&DirectiveLocation::Field))
+            .collect();
+
+        assert!(on_fields.iter().all(|d| !d.repeatable), "{on_fields:?}");
+        assert!(on_fields.len() < MAX_DIRECTIVES, "{on_fields:?}");
     }
 }

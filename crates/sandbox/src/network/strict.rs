@@ -61,6 +61,8 @@ struct Checked {
     /// Its limits as `measured.rs` remembers them, for a valid document with
     /// one operation (with several, what is measured depends on the one run).
     measurement: Option<Measurement>,
+    /// Whether it may select `__schema` or `__type` (`introspection.rs`).
+    mentions_introspection: bool,
 }
 
 /// Why a document is refused.
@@ -93,6 +95,12 @@ impl Accepted {
     /// `set_parsed_query` (`None`: let async-graphql parse it and report why not).
     pub fn parsed(&self) -> Option<ExecutableDocument> {
         self.0.parsed.clone()
+    }
+
+    /// Whether it may select `__schema` or `__type`: then the request is kept
+    /// for `introspection.rs` to answer those fields.
+    pub fn mentions_introspection(&self) -> bool {
+        self.0.mentions_introspection
     }
 
     /// Where its limits are remembered once measured (`measured.rs`), to give
@@ -228,6 +236,7 @@ fn check_now(query: &str) -> Checked {
         valid,
         parsed,
         measurement,
+        mentions_introspection: super::introspection::mentioned(query),
     }
 }
 
@@ -357,6 +366,27 @@ mod tests {
         let accepted = check("query StrictFirst { ping } query StrictSecond { ping }").unwrap();
 
         assert!(accepted.measurement().is_none());
+    }
+
+    #[test]
+    fn a_field_carrying_a_directive_twice_is_refused() {
+        let query = "query StrictTwice { ping @include(if: true) @include(if: true) }";
+
+        let refused = check(query).unwrap_err();
+
+        assert!(
+            matches!(&refused, Refused::Invalid(problem) if problem.contains("include")),
+            "{refused:?}"
+        );
+    }
+
+    #[test]
+    fn a_document_is_marked_for_introspection_once_by_its_text() {
+        let plain = check("query StrictPlain { ping __typename }").unwrap();
+        let asking = check("query StrictAsking { __schema { queryType { name } } }").unwrap();
+
+        assert!(!plain.mentions_introspection());
+        assert!(asking.mentions_introspection());
     }
 
     #[test]
