@@ -36,8 +36,8 @@ pub(super) static SCHEMA: LazyLock<NetworkSchema> = LazyLock::new(|| {
 /// fragment cycles — and runs it once per document (`measured.rs`).
 ///
 /// It has no limit of directives per field, which async-graphql checks by
-/// walking the document again on every request (some 6k instructions of a
-/// Get): a document strict validation accepted carries on a field at most
+/// walking the document again on every request (some 1.2k instructions of
+/// a Get): a document strict validation accepted carries on a field at most
 /// one of each directive the schema allows on fields, and the served schema
 /// allows fewer than [`MAX_DIRECTIVES`], none of them repeatable (a test
 /// below holds it to that), so no request this schema runs is over the limit.
