@@ -412,7 +412,7 @@ async fn timed_click(app: &Desktop, button: Element, done: &str, expect: &str) -
 
 /// `n` signable drafts, one new patient each (a second draft of a drug for one
 /// patient screens as duplicate therapy), made a few at a time.
-async fn make_drafts(
+pub async fn make_drafts(
     http: &reqwest::Client,
     origin: &Url,
     token: &str,

@@ -20,7 +20,7 @@ use crate::catalog::Catalog;
 use crate::graphql::Caller;
 use crate::link::UpstreamFault;
 use crate::store::records::{OrderDoc, PatientDoc, PrescriptionDoc};
-use crate::store::{Db, Documents, StoreError, Tx};
+use crate::store::{Db, Documents, StoreError};
 
 /// What the endpoint gives a request's resolvers, as one datum of the
 /// request: async-graphql keeps each datum boxed in a map made per request,
@@ -186,14 +186,11 @@ where
     let result = match work {
         // `Db::read` makes the Get's statements one read on its own.
         Work::Read => db.read(|read| call(read)).instrument(span.clone()).await,
+        // `Db::write` makes the call one atomic write.
         Work::Write => {
-            let in_transaction = move |conn: &mut Connection| {
-                let tx = Tx::begin(conn)?;
-                let answer = call(&*tx)?;
-                tx.commit()?;
-                Ok(answer)
-            };
-            db.write(in_transaction).instrument(span.clone()).await
+            db.write(move |conn: &Connection| call(conn))
+                .instrument(span.clone())
+                .await
         }
     };
     let outcome = match &result {
@@ -212,6 +209,7 @@ fn storage_fault_label(e: &StoreError) -> &'static str {
         StoreError::Worker => "storage_worker",
         StoreError::Document(_) => "storage_document",
         StoreError::File(_) => "storage_file",
+        StoreError::Thread(_) => "storage_thread",
     }
 }
 

@@ -21,6 +21,7 @@
 mod cache;
 mod read;
 pub mod records;
+mod writer;
 
 pub use read::{Documents, Read};
 
@@ -32,6 +33,7 @@ use rusqlite::Connection;
 use rusqlite_migration::{M, Migrations};
 
 use cache::{Bump, Cache};
+use writer::Writer;
 
 /// The embedded schema migrations, applied in order at start-up. Never edit one
 /// that has shipped: a data directory remembers which it has run; add the next.
@@ -60,6 +62,9 @@ pub enum StoreError {
     Migration(#[from] rusqlite_migration::Error),
     #[error("database worker stopped unexpectedly")]
     Worker,
+    /// The thread that writes could not be started.
+    #[error("cannot start the database's writing thread: {0}")]
+    Thread(std::io::Error),
     /// The database file could not be created with its permissions.
     #[error("cannot prepare the database file: {0}")]
     File(String),
@@ -80,6 +85,9 @@ pub struct Db {
     in_memory: bool,
     /// The documents Gets have read, and the generation that retires them.
     cache: Arc<Cache>,
+    /// The queue to the thread that runs [`Db::call`]s and, on disk,
+    /// [`Db::write`]s (`writer.rs`).
+    writer: Arc<Writer>,
 }
 
 /// The read-only connections and where the next read starts looking for a free one.
@@ -117,14 +125,14 @@ impl Db {
                 Ok(Mutex::new(reader))
             })
             .collect::<Result<Vec<_>, StoreError>>()?;
-        Ok(Self::wrap(conn, readers, false))
+        Self::wrap(conn, readers, false)
     }
 
     /// Opens a fresh in-memory database and migrates it.
     pub fn open_in_memory() -> Result<Self, StoreError> {
         let mut conn = Connection::open_in_memory()?;
         Self::prepare(&mut conn)?;
-        Ok(Self::wrap(conn, Vec::new(), true))
+        Self::wrap(conn, Vec::new(), true)
     }
 
     fn prepare(conn: &mut Connection) -> Result<(), StoreError> {
@@ -134,39 +142,38 @@ impl Db {
         Ok(())
     }
 
-    fn wrap(conn: Connection, readers: Vec<Mutex<Connection>>, in_memory: bool) -> Self {
-        Self {
-            conn: Arc::new(Mutex::new(conn)),
+    fn wrap(
+        conn: Connection,
+        readers: Vec<Mutex<Connection>>,
+        in_memory: bool,
+    ) -> Result<Self, StoreError> {
+        let conn = Arc::new(Mutex::new(conn));
+        let cache = Arc::<Cache>::default();
+        let writer = Writer::start(Arc::clone(&conn), Arc::clone(&cache))?;
+        Ok(Self {
+            conn,
             readers: Arc::new(Readers {
                 connections: readers,
                 next: AtomicUsize::new(0),
             }),
             in_memory,
-            cache: Arc::default(),
-        }
+            cache,
+            writer: Arc::new(writer),
+        })
     }
 
-    /// Runs `f` with exclusive use of the connection on a blocking thread.
-    /// For work that may wait on the disk or take long (writes, scans):
-    /// the async runtime's threads go on serving meanwhile.
+    /// Runs `f` with exclusive use of the connection on the writing thread
+    /// (`writer.rs`), alone: `f` manages its own transaction, if any. For
+    /// work that may wait on the disk or take long (the authorization
+    /// server's writes, scans): the async runtime's threads go on serving
+    /// meanwhile. The cache's generation moves on before the answer leaves;
+    /// a panic in `f` is [`StoreError::Worker`].
     pub async fn call<F, R>(&self, f: F) -> Result<R, StoreError>
     where
         F: FnOnce(&mut Connection) -> Result<R, StoreError> + Send + 'static,
         R: Send + 'static,
     {
-        let (conn, cache) = (Arc::clone(&self.conn), Arc::clone(&self.cache));
-        tokio::task::spawn_blocking(move || {
-            // A poisoned lock means a closure panicked mid-way; SQLite rolled back
-            // any open transaction when its guard dropped, so the connection is
-            // still consistent and safe to reuse.
-            let mut guard = conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            // Declared after the guard, so dropped before it: the generation
-            // moves on while the connection is still held, before any answer.
-            let _bump = Bump(&cache);
-            f(&mut guard)
-        })
-        .await
-        .map_err(|_| StoreError::Worker)?
+        self.writer.alone(f).await
     }
 }
 
@@ -225,32 +232,43 @@ impl Db {
             })
     }
 
-    /// One Network API call that may write: on the calling thread when the
-    /// database is in memory (as [`Db::read`] there: a write waits on no
-    /// disk, and the hop to a blocking thread cost a signature more than its
-    /// write), as [`Db::call`] on disk, where a commit may wait for a
-    /// checkpoint's sync.
+    /// One Network API call that may write, atomically: its changes are
+    /// committed if `f` returns `Ok` and rolled back if it fails or panics
+    /// ([`StoreError::Worker`]), and its answer leaves after the commit.
+    /// On the calling thread in its own transaction when the database is in
+    /// memory (as [`Db::read`] there: a write waits on no disk, and the hop
+    /// to another thread cost a signature more than its write); on disk on
+    /// the writing thread, in a savepoint of a group commit with the writes
+    /// queued beside it (`writer.rs`), as a commit may wait for the disk.
+    /// `f` must not begin or end a transaction of its own.
     pub async fn write<F, R>(&self, f: F) -> Result<R, StoreError>
     where
-        F: FnOnce(&mut Connection) -> Result<R, StoreError> + Send + 'static,
+        F: FnOnce(&Connection) -> Result<R, StoreError> + Send + 'static,
         R: Send + 'static,
     {
         if self.in_memory {
             let _bump = Bump(&self.cache);
-            Self::run_here(&self.conn, f)
+            Self::run_here(&self.conn, |conn| {
+                let tx = Tx::begin(conn)?;
+                let answer = f(&tx)?;
+                tx.commit()?;
+                Ok(answer)
+            })
         } else {
-            self.call(f).await
+            self.writer.atomic(f).await
         }
     }
 
     /// `f` run on this thread with `conn` locked, waiting for it if needed.
     fn run_here<F, R>(conn: &Mutex<Connection>, f: F) -> Result<R, StoreError>
     where
-        F: FnOnce(&mut Connection) -> Result<R, StoreError>,
+        F: FnOnce(&Connection) -> Result<R, StoreError>,
     {
-        // As in `call`: SQLite rolled back what a panicking closure left open.
-        let mut guard = conn.lock().unwrap_or_else(PoisonError::into_inner);
-        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut guard)));
+        // A poisoned lock means a closure panicked mid-way; SQLite rolled back
+        // any open transaction when its guard dropped (`Tx`'s drop, here),
+        // so the connection is still consistent and safe to reuse.
+        let guard = conn.lock().unwrap_or_else(PoisonError::into_inner);
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&guard)));
         ran.unwrap_or(Err(StoreError::Worker))
     }
 }
@@ -336,9 +354,9 @@ mod tests {
         assert_eq!(one, 1);
     }
 
-    /// Holds `db`'s writing connection on a blocking thread until the
+    /// Holds `db`'s writing connection on the writing thread until the
     /// returned sender sends (or drops); returns once it is held.
-    async fn hold_writer(
+    pub(super) async fn hold_writer(
         db: &Db,
     ) -> (
         std::sync::mpsc::Sender<()>,
@@ -511,14 +529,14 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_write_runs_on_the_calling_thread_in_memory_and_on_a_blocking_thread_on_disk() {
+    async fn a_write_runs_on_the_calling_thread_in_memory_and_on_the_writing_thread_on_disk() {
         let dir = tempfile::tempdir().unwrap();
         let (memory, disk) = (
             Db::open_in_memory().unwrap(),
             Db::open_file(dir.path()).unwrap(),
         );
         let caller = std::thread::current().id();
-        let write = |conn: &mut Connection| {
+        let write = |conn: &Connection| {
             conn.execute_batch("CREATE TABLE written (n INTEGER); INSERT INTO written VALUES (1)")?;
             Ok(std::thread::current().id())
         };
