@@ -201,7 +201,22 @@ fn commit_group(
     }
     let answers = group
         .into_iter()
-        .map(|job| in_savepoint(conn, job))
+        .map(|job| {
+            // A write's failure may have made SQLite roll back the whole
+            // transaction (a full disk, an I/O error): the writes after it
+            // must not run, or their savepoint would open a transaction of
+            // its own and its release commit it, apart from the group.
+            if conn.is_autocommit() {
+                let gone = transaction_gone();
+                let ran = job(Err(&gone));
+                let answer: Answer = Box::new(move |_: Result<(), &rusqlite::Error>| {
+                    (ran.answer)(Err(&gone));
+                });
+                answer
+            } else {
+                in_savepoint(conn, job)
+            }
+        })
         .collect();
     let committed = execute(conn, "COMMIT");
     if committed.is_err() {
@@ -239,6 +254,15 @@ fn roll_back(conn: &Connection) {
     // and the commit that follows says so to every write of the group.
     let _ = execute(conn, "ROLLBACK TO write");
     let _ = execute(conn, "RELEASE write");
+}
+
+/// What the writes of a group answer when its transaction ended before
+/// them: nothing of the group was kept.
+fn transaction_gone() -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_ABORT),
+        Some("the group's transaction was rolled back by an earlier write's failure".to_owned()),
+    )
 }
 
 /// One statement without parameters, prepared once per connection.
@@ -418,6 +442,31 @@ mod tests {
         }
         assert_eq!(after.unwrap(), 2);
         assert_eq!(rows(&db).await, [2]);
+    }
+
+    #[tokio::test]
+    async fn when_a_groups_transaction_ends_early_no_later_write_of_it_is_kept_apart() {
+        let (_dir, db) = on_disk_with_a_table().await;
+        let (release, holder) = hold_writer(&db).await;
+        let mut first = pin!(db.write(insert(1)));
+        // What SQLite does on a full disk or an I/O error: the whole
+        // transaction rolled back under the write.
+        let mut ending = pin!(db.write(|conn: &Connection| {
+            conn.execute_batch("ROLLBACK")?;
+            Ok(2)
+        }));
+        let mut last = pin!(db.write(insert(3)));
+        assert!(futures::poll!(first.as_mut()).is_pending());
+        assert!(futures::poll!(ending.as_mut()).is_pending());
+        assert!(futures::poll!(last.as_mut()).is_pending());
+
+        release.send(()).unwrap();
+        let (first, ending, last) = futures::join!(first, ending, last);
+
+        holder.await.unwrap().unwrap();
+        assert!(first.is_err() && ending.is_err() && last.is_err());
+        assert_eq!(rows(&db).await, Vec::<i64>::new());
+        assert_eq!(db.write(insert(4)).await.unwrap(), 4);
     }
 
     #[tokio::test]
