@@ -152,7 +152,7 @@ fn serve(conn: &Mutex<Connection>, cache: &Cache, queue: &Receiver<Job>) {
         let Some(job) = next.take().or_else(|| queue.recv().ok()) else {
             return;
         };
-        // As in `Db::read`: SQLite rolled back what a panicking closure left
+        // As in `run_here`: SQLite rolled back what a panicking closure left
         // open (a job's own panic is caught in it and never poisons this lock).
         let mut guard = conn.lock().unwrap_or_else(PoisonError::into_inner);
         match job {
@@ -209,10 +209,7 @@ fn commit_group(
             if conn.is_autocommit() {
                 let gone = transaction_gone();
                 let ran = job(Err(&gone));
-                let answer: Answer = Box::new(move |_: Result<(), &rusqlite::Error>| {
-                    (ran.answer)(Err(&gone));
-                });
-                answer
+                failed(ran, gone)
             } else {
                 in_savepoint(conn, job)
             }
@@ -232,7 +229,7 @@ fn commit_group(
 fn in_savepoint(conn: &Connection, job: Atomic) -> Answer {
     if let Err(e) = execute(conn, "SAVEPOINT write") {
         let ran = job(Err(&e));
-        return Box::new(move |_| (ran.answer)(Err(&e)));
+        return failed(ran, e);
     }
     let ran = job(Ok(conn));
     if ran.kept {
@@ -240,12 +237,18 @@ fn in_savepoint(conn: &Connection, job: Atomic) -> Answer {
             Ok(()) => return ran.answer,
             Err(e) => {
                 roll_back(conn);
-                return Box::new(move |_| (ran.answer)(Err(&e)));
+                return failed(ran, e);
             }
         }
     }
     roll_back(conn);
     ran.answer
+}
+
+/// `ran`'s answer, saying `e` whatever the group's commit does: nothing of
+/// this write was kept.
+fn failed(ran: Ran, e: rusqlite::Error) -> Answer {
+    Box::new(move |_| (ran.answer)(Err(&e)))
 }
 
 /// Undoes the savepoint's changes and ends it.
@@ -288,8 +291,10 @@ fn again(e: &rusqlite::Error) -> StoreError {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
-    use std::pin::pin;
     use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use futures::FutureExt as _;
+    use futures::future::BoxFuture;
 
     use super::super::tests::{hold_writer, on_disk_after};
     use super::super::{Db, Documents as _};
@@ -334,23 +339,31 @@ mod tests {
         commits
     }
 
+    /// Queues `jobs` in order behind the held writing thread, so that the
+    /// writes among them wait together, then lets the thread go on: their
+    /// answers, in order.
+    async fn queued_together<T>(db: &Db, jobs: Vec<BoxFuture<'_, T>>) -> Vec<T> {
+        let (release, holder) = hold_writer(db).await;
+        let mut queued = Vec::new();
+        for mut job in jobs {
+            // Polled once: its job is in the queue, behind the held thread.
+            assert!(futures::poll!(job.as_mut()).is_pending());
+            queued.push(job);
+        }
+        release.send(()).unwrap();
+        let answers = futures::future::join_all(queued).await;
+        holder.await.unwrap().unwrap();
+        answers
+    }
+
     #[tokio::test]
     async fn writes_waiting_together_are_committed_once() {
         let (_dir, db) = on_disk_with_a_table().await;
         let commits = count_commits(&db).await;
-        let (release, holder) = hold_writer(&db).await;
-        let mut queued = Vec::new();
-        for n in 1..=5 {
-            let mut write = Box::pin(db.write(insert(n)));
-            // Polled once: queued behind the held writer.
-            assert!(futures::poll!(write.as_mut()).is_pending());
-            queued.push(write);
-        }
 
-        release.send(()).unwrap();
-        let answers = futures::future::join_all(queued).await;
+        let answers =
+            queued_together(&db, (1..=5).map(|n| db.write(insert(n)).boxed()).collect()).await;
 
-        holder.await.unwrap().unwrap();
         assert_eq!(
             answers.into_iter().map(Result::unwrap).collect::<Vec<_>>(),
             [1, 2, 3, 4, 5]
@@ -362,21 +375,22 @@ mod tests {
     #[tokio::test]
     async fn a_write_that_fails_in_a_group_is_rolled_back_alone() {
         let (_dir, db) = on_disk_with_a_table().await;
-        let (release, holder) = hold_writer(&db).await;
-        let mut first = pin!(db.write(insert(1)));
-        let mut failing = pin!(db.write(|conn: &Connection| {
+        let failing = db.write(|conn: &Connection| {
             conn.execute("INSERT INTO t VALUES (2)", [])?;
             Err::<i64, _>(StoreError::Document("refused after writing".to_owned()))
-        }));
-        let mut last = pin!(db.write(insert(3)));
-        assert!(futures::poll!(first.as_mut()).is_pending());
-        assert!(futures::poll!(failing.as_mut()).is_pending());
-        assert!(futures::poll!(last.as_mut()).is_pending());
+        });
 
-        release.send(()).unwrap();
-        let (first, failing, last) = futures::join!(first, failing, last);
+        let answers = queued_together(
+            &db,
+            vec![
+                db.write(insert(1)).boxed(),
+                failing.boxed(),
+                db.write(insert(3)).boxed(),
+            ],
+        )
+        .await;
 
-        holder.await.unwrap().unwrap();
+        let [first, failing, last] = <[_; 3]>::try_from(answers).unwrap();
         assert_eq!((first.unwrap(), last.unwrap()), (1, 3));
         assert!(
             matches!(failing, Err(StoreError::Document(_))),
@@ -388,20 +402,16 @@ mod tests {
     #[tokio::test]
     async fn a_write_that_panics_in_a_group_is_rolled_back_alone_and_the_thread_goes_on() {
         let (_dir, db) = on_disk_with_a_table().await;
-        let (release, holder) = hold_writer(&db).await;
-        let mut panicking = pin!(db.write(|conn: &Connection| -> Result<(), StoreError> {
+        let panicking = db.write(|conn: &Connection| -> Result<i64, StoreError> {
             conn.execute("INSERT INTO t VALUES (1)", [])?;
             panic!("a resolver's bug")
-        }));
-        let mut next = pin!(db.write(insert(2)));
-        assert!(futures::poll!(panicking.as_mut()).is_pending());
-        assert!(futures::poll!(next.as_mut()).is_pending());
+        });
 
-        release.send(()).unwrap();
-        let (panicked, next) = futures::join!(panicking, next);
+        let answers =
+            queued_together(&db, vec![panicking.boxed(), db.write(insert(2)).boxed()]).await;
         let after = db.write(insert(3)).await;
 
-        holder.await.unwrap().unwrap();
+        let [panicked, next] = <[_; 2]>::try_from(answers).unwrap();
         assert!(matches!(panicked, Err(StoreError::Worker)), "{panicked:?}");
         assert_eq!((next.unwrap(), after.unwrap()), (2, 3));
         assert_eq!(rows(&db).await, [2, 3]);
@@ -420,21 +430,15 @@ mod tests {
             )?)
         })
         .await;
-        let (release, holder) = hold_writer(&db).await;
-        let mut first = pin!(db.write(insert(1)));
-        let mut orphan = pin!(db.write(|conn: &Connection| {
+        let orphan = db.write(|conn: &Connection| {
             conn.execute("INSERT INTO child VALUES (42)", [])?;
             Ok(42)
-        }));
-        assert!(futures::poll!(first.as_mut()).is_pending());
-        assert!(futures::poll!(orphan.as_mut()).is_pending());
+        });
 
-        release.send(()).unwrap();
-        let (first, orphan) = futures::join!(first, orphan);
+        let answers = queued_together(&db, vec![db.write(insert(1)).boxed(), orphan.boxed()]).await;
         let after = db.write(insert(2)).await;
 
-        holder.await.unwrap().unwrap();
-        for failed in [&first, &orphan] {
+        for failed in &answers {
             let Err(StoreError::Sqlite(rusqlite::Error::SqliteFailure(e, _))) = failed else {
                 panic!("expected the commit's failure, got {failed:?}");
             };
@@ -447,24 +451,24 @@ mod tests {
     #[tokio::test]
     async fn when_a_groups_transaction_ends_early_no_later_write_of_it_is_kept_apart() {
         let (_dir, db) = on_disk_with_a_table().await;
-        let (release, holder) = hold_writer(&db).await;
-        let mut first = pin!(db.write(insert(1)));
         // What SQLite does on a full disk or an I/O error: the whole
         // transaction rolled back under the write.
-        let mut ending = pin!(db.write(|conn: &Connection| {
+        let ending = db.write(|conn: &Connection| {
             conn.execute_batch("ROLLBACK")?;
             Ok(2)
-        }));
-        let mut last = pin!(db.write(insert(3)));
-        assert!(futures::poll!(first.as_mut()).is_pending());
-        assert!(futures::poll!(ending.as_mut()).is_pending());
-        assert!(futures::poll!(last.as_mut()).is_pending());
+        });
 
-        release.send(()).unwrap();
-        let (first, ending, last) = futures::join!(first, ending, last);
+        let answers = queued_together(
+            &db,
+            vec![
+                db.write(insert(1)).boxed(),
+                ending.boxed(),
+                db.write(insert(3)).boxed(),
+            ],
+        )
+        .await;
 
-        holder.await.unwrap().unwrap();
-        assert!(first.is_err() && ending.is_err() && last.is_err());
+        assert!(answers.iter().all(Result::is_err), "{answers:?}");
         assert_eq!(rows(&db).await, Vec::<i64>::new());
         assert_eq!(db.write(insert(4)).await.unwrap(), 4);
     }
@@ -482,19 +486,24 @@ mod tests {
     #[tokio::test]
     async fn a_call_queued_between_writes_runs_alone_outside_their_transaction() {
         let (_dir, db) = on_disk_with_a_table().await;
-        let (release, holder) = hold_writer(&db).await;
-        let mut write = pin!(db.write(insert(1)));
-        let mut call = pin!(db.call(|conn| Ok(conn.is_autocommit())));
-        let mut later = pin!(db.write(insert(2)));
-        assert!(futures::poll!(write.as_mut()).is_pending());
-        assert!(futures::poll!(call.as_mut()).is_pending());
-        assert!(futures::poll!(later.as_mut()).is_pending());
+        let call = db.call(|conn| Ok(i64::from(conn.is_autocommit())));
 
-        release.send(()).unwrap();
-        let (write, call, later) = futures::join!(write, call, later);
+        let answers = queued_together(
+            &db,
+            vec![
+                db.write(insert(1)).boxed(),
+                call.boxed(),
+                db.write(insert(2)).boxed(),
+            ],
+        )
+        .await;
 
-        holder.await.unwrap().unwrap();
+        let [write, call, later] = <[_; 3]>::try_from(answers).unwrap();
         assert_eq!((write.unwrap(), later.unwrap()), (1, 2));
-        assert!(call.unwrap(), "the call ran inside a group's transaction");
+        assert_eq!(
+            call.unwrap(),
+            1,
+            "the call ran inside a group's transaction"
+        );
     }
 }
