@@ -174,11 +174,19 @@ async fn on_link(plan: &Plan, world: &World, case: LinkCase) -> Result<Vec<Figur
         note_requests(&mut runs, "search".into(), sandbox, before).await?;
     }
 
+    let max_batch = plan.signing.iter().copied().max().unwrap_or(0);
     for _ in 0..plan.runs {
         for &n in &plan.signing {
             let drafts = make_drafts(&http, &origin, &token, n, &mut made).await?;
             let before = requests(sandbox, counted).await?;
+            // The largest batch alone, when profiled by hand (`profile::CONTROL`).
+            let recording = if n == max_batch {
+                crate::profile::Recording::start()?
+            } else {
+                None
+            };
             let took = signing::sign(&app, &drafts).await?;
+            drop(recording);
             note_requests(&mut runs, format!("signing_{n}"), sandbox, before).await?;
             // The network's share: as many signatures straight from the bench.
             let drafts = make_drafts(&http, &origin, &token, n, &mut made).await?;

@@ -27,6 +27,12 @@ use anyhow::{Context, Result, bail};
 /// A directory to keep each profile in (`api-N.perf.data` and its
 /// `perf script` text), for a closer look than the summary line.
 pub const KEEP: &str = "RXDESK_BENCH_PERF_KEEP";
+
+/// `CTL,ACK`: the control and acknowledgement FIFOs of a `perf record
+/// --control fifo:CTL,ACK -D -1` started by hand (system-wide, say). The
+/// window's largest signing batch enables it for its own duration only
+/// ([`Recording`]), so a profile of the app holds that figure and nothing else.
+pub const CONTROL: &str = "RXDESK_BENCH_PERF_CONTROL";
 static KEPT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Sampling frequency (Hz): about 3000 samples over 3 s on two cores.
@@ -118,6 +124,54 @@ async fn record<T>(duration: Duration, work: impl Future<Output = Result<T>>) ->
     let summary =
         summarize(&String::from_utf8_lossy(&script.stdout)).context("perf recorded no sample")?;
     Ok(summary.line(duration))
+}
+
+/// A `perf record` enabled through [`CONTROL`]'s FIFOs until dropped; `None`
+/// when the variable is not set. perf acknowledges each command, so what
+/// follows `start` is recorded and what follows the drop is not.
+#[derive(Debug)]
+pub struct Recording {
+    control: std::fs::File,
+    ack: std::io::BufReader<std::fs::File>,
+}
+
+impl Recording {
+    pub fn start() -> Result<Option<Self>> {
+        let Some(fifos) = std::env::var_os(CONTROL) else {
+            return Ok(None);
+        };
+        let fifos = fifos.to_string_lossy().into_owned();
+        let (control, ack) = fifos
+            .split_once(',')
+            .with_context(|| format!("{CONTROL} is CTL,ACK (two FIFO paths), not {fifos}"))?;
+        let mut recording = Self {
+            control: std::fs::OpenOptions::new()
+                .write(true)
+                .open(control)
+                .with_context(|| format!("perf's control FIFO {control}"))?,
+            ack: std::io::BufReader::new(
+                std::fs::File::open(ack).with_context(|| format!("perf's ack FIFO {ack}"))?,
+            ),
+        };
+        recording.command("enable")?;
+        Ok(Some(recording))
+    }
+
+    fn command(&mut self, command: &str) -> Result<()> {
+        use std::io::{BufRead as _, Write as _};
+        writeln!(self.control, "{command}")?;
+        let mut ack = String::new();
+        self.ack.read_line(&mut ack)?;
+        Ok(())
+    }
+}
+
+impl Drop for Recording {
+    fn drop(&mut self) {
+        // A profile that goes on recording says so by its length; the
+        // figure itself is not touched by it.
+        let _ = self.command("disable");
+    }
 }
 
 fn first_line(text: &str) -> &str {
