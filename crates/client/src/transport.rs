@@ -12,6 +12,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use tracing::Instrument;
 use url::Url;
 
@@ -203,10 +204,12 @@ fn finished<T>(
     span.in_scope(|| tracing::info!(op, outcome, attempts, duration_ms, "operation finished"));
 }
 
-/// A GraphQL response: `data`, or a top-level `errors` array.
+/// A GraphQL response: `data`, or a top-level `errors` array. `data` is kept
+/// as its text and read into the operation's types once, where a `Value`
+/// tree was built, converted and dropped for every answer.
 #[derive(serde::Deserialize)]
 struct RawResponse {
-    data: Option<Value>,
+    data: Option<Box<RawValue>>,
     errors: Option<Vec<RawError>>,
 }
 
@@ -255,7 +258,7 @@ pub(crate) fn decode_response<D: DeserializeOwned>(
     let data = raw.data.ok_or_else(|| {
         ClientError::protocol(format!("HTTP {status} with neither data nor errors"))
     })?;
-    serde_json::from_value(data).map_err(|e| {
+    serde_json::from_str(data.get()).map_err(|e| {
         ClientError::protocol(format!(
             "data does not match the operation: {}",
             shape_error(&e)
