@@ -327,3 +327,49 @@ fn top_level_error(status: u16, error: &RawError) -> ClientError {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    struct Pinged {
+        ping: String,
+    }
+
+    #[test]
+    fn data_is_read_into_the_operations_types() {
+        let data: Pinged = decode_response(200, br#"{"data":{"ping":"pong"}}"#).unwrap();
+
+        assert_eq!(
+            data,
+            Pinged {
+                ping: "pong".to_owned()
+            }
+        );
+    }
+
+    #[test]
+    fn data_that_does_not_fit_the_operation_is_a_protocol_error() {
+        let answer = decode_response::<Pinged>(200, br#"{"data":{"ping":42}}"#);
+
+        let Err(ClientError::Protocol { message }) = answer else {
+            panic!("expected a protocol error, got {answer:?}");
+        };
+        assert!(
+            message.starts_with("data does not match the operation"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn an_answer_with_neither_data_nor_errors_is_a_protocol_error() {
+        let answer = decode_response::<Pinged>(200, br#"{"data":null}"#);
+
+        let Err(ClientError::Protocol { message }) = answer else {
+            panic!("expected a protocol error, got {answer:?}");
+        };
+        assert!(message.contains("neither data nor errors"), "{message}");
+    }
+}
