@@ -79,6 +79,7 @@ pub fn keys(link: &str) -> [String; 6] {
 
 /// Every figure of every link.
 pub async fn figures(plan: &Plan, world: &World) -> Result<Vec<Figure>> {
+    crate::profile::Recording::check()?;
     let mut figures = Vec::new();
     for case in LINKS {
         eprintln!("==> what a prescriber feels, on the {}", case.label);

@@ -19,7 +19,7 @@
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -32,6 +32,8 @@ pub const KEEP: &str = "RXDESK_BENCH_PERF_KEEP";
 /// --control fifo:CTL,ACK -D -1` started by hand (system-wide, say). The
 /// window's largest signing batch enables it for its own duration only
 /// ([`Recording`]), so a profile of the app holds that figure and nothing else.
+/// Set with no perf holding the control FIFO, the felt group stops at its start
+/// and says so ([`Recording::check`]).
 pub const CONTROL: &str = "RXDESK_BENCH_PERF_CONTROL";
 static KEPT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
@@ -137,24 +139,39 @@ pub struct Recording {
 
 impl Recording {
     pub fn start() -> Result<Option<Self>> {
-        let Some(fifos) = std::env::var_os(CONTROL) else {
-            return Ok(None);
-        };
-        let fifos = fifos.to_string_lossy().into_owned();
-        let (control, ack) = fifos
-            .split_once(',')
-            .with_context(|| format!("{CONTROL} is CTL,ACK (two FIFO paths), not {fifos}"))?;
+        match fifos()? {
+            Some((control, ack)) => Self::open(&control, &ack).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Refuses at once a [`CONTROL`] that names no perf, before a run that
+    /// would reach its recording only minutes later.
+    pub fn check() -> Result<()> {
+        match fifos()? {
+            Some((control, _)) => ensure_reader(&control),
+            None => Ok(()),
+        }
+    }
+
+    /// Opens perf's two FIFOs and enables it. A control FIFO that no perf
+    /// holds open is refused at once, naming what to start, rather than
+    /// waiting for a reader that is not coming (opening a FIFO to write
+    /// blocks until one is there).
+    fn open(control: &Path, ack: &Path) -> Result<Self> {
+        ensure_reader(control)?;
         let mut recording = Self {
             control: std::fs::OpenOptions::new()
                 .write(true)
                 .open(control)
-                .with_context(|| format!("perf's control FIFO {control}"))?,
+                .with_context(|| format!("perf's control FIFO {}", control.display()))?,
             ack: std::io::BufReader::new(
-                std::fs::File::open(ack).with_context(|| format!("perf's ack FIFO {ack}"))?,
+                std::fs::File::open(ack)
+                    .with_context(|| format!("perf's ack FIFO {}", ack.display()))?,
             ),
         };
         recording.command("enable")?;
-        Ok(Some(recording))
+        Ok(recording)
     }
 
     fn command(&mut self, command: &str) -> Result<()> {
@@ -172,6 +189,43 @@ impl Drop for Recording {
         // figure itself is not touched by it.
         let _ = self.command("disable");
     }
+}
+
+/// [`CONTROL`]'s two paths, if it is set.
+fn fifos() -> Result<Option<(PathBuf, PathBuf)>> {
+    let Some(fifos) = std::env::var_os(CONTROL) else {
+        return Ok(None);
+    };
+    let fifos = fifos.to_string_lossy().into_owned();
+    let (control, ack) = fifos
+        .split_once(',')
+        .with_context(|| format!("{CONTROL} is CTL,ACK (two FIFO paths), not {fifos}"))?;
+    Ok(Some((PathBuf::from(control), PathBuf::from(ack))))
+}
+
+/// Whether some process holds `control` open to read: opening a FIFO to
+/// write without blocking fails (ENXIO) when none does.
+#[cfg(unix)]
+fn ensure_reader(control: &Path) -> Result<()> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(control)
+    {
+        Ok(_) => Ok(()),
+        Err(e) if e.raw_os_error() == Some(libc::ENXIO) => bail!(
+            "no perf reads the control FIFO {}: start `perf record --control fifo:CTL,ACK -D -1 …` \
+             on these FIFOs first, or unset {CONTROL}",
+            control.display()
+        ),
+        Err(e) => Err(e).with_context(|| format!("perf's control FIFO {}", control.display())),
+    }
+}
+
+#[cfg(not(unix))]
+fn ensure_reader(_control: &Path) -> Result<()> {
+    bail!("{CONTROL}: perf's control FIFOs exist only on Linux")
 }
 
 fn first_line(text: &str) -> &str {
@@ -381,6 +435,34 @@ fn is_plumbing(krate: &str) -> bool {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// A FIFO made with `mkfifo` in `dir`.
+    fn fifo(dir: &Path, name: &str) -> PathBuf {
+        let path = dir.join(name);
+        let made = std::process::Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        path
+    }
+
+    #[test]
+    fn a_control_fifo_no_perf_reads_is_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let (control, ack) = (fifo(dir.path(), "ctl"), fifo(dir.path(), "ack"));
+
+        // On a thread: were the check missing, opening the FIFO would wait forever.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || tx.send(Recording::open(&control, &ack).map(|_| ())));
+        let answer = rx.recv_timeout(Duration::from_secs(10));
+
+        assert!(answer.is_ok(), "opening the FIFOs waited for a reader");
+        let error = answer.unwrap().unwrap_err().to_string();
+
+        assert!(error.contains("no perf reads the control FIFO"), "{error}");
+        assert!(error.contains(CONTROL), "{error}");
+    }
 
     const SCRIPT: &str = "\
 rxdesk-bench 10/11 
