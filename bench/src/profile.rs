@@ -196,11 +196,15 @@ fn fifos() -> Result<Option<(PathBuf, PathBuf)>> {
     let Some(fifos) = std::env::var_os(CONTROL) else {
         return Ok(None);
     };
-    let fifos = fifos.to_string_lossy().into_owned();
-    let (control, ack) = fifos
+    parse_fifos(&fifos.to_string_lossy()).map(Some)
+}
+
+/// `CTL,ACK` as two paths.
+fn parse_fifos(value: &str) -> Result<(PathBuf, PathBuf)> {
+    let (control, ack) = value
         .split_once(',')
-        .with_context(|| format!("{CONTROL} is CTL,ACK (two FIFO paths), not {fifos}"))?;
-    Ok(Some((PathBuf::from(control), PathBuf::from(ack))))
+        .with_context(|| format!("{CONTROL} is CTL,ACK (two FIFO paths), not {value}"))?;
+    Ok((PathBuf::from(control), PathBuf::from(ack)))
 }
 
 /// Whether some process holds `control` open to read: opening a FIFO to
@@ -445,6 +449,23 @@ mod tests {
             .unwrap();
         assert!(made.success());
         path
+    }
+
+    #[test]
+    fn the_control_variable_names_the_control_fifo_then_the_ack_fifo() {
+        let fifos = parse_fifos("/tmp/ctl,/tmp/ack").unwrap();
+
+        assert_eq!(
+            fifos,
+            (PathBuf::from("/tmp/ctl"), PathBuf::from("/tmp/ack"))
+        );
+    }
+
+    #[test]
+    fn a_control_variable_without_two_paths_is_refused_naming_the_form() {
+        let error = parse_fifos("/tmp/ctl").unwrap_err().to_string();
+
+        assert!(error.contains("CTL,ACK"), "{error}");
     }
 
     #[test]
