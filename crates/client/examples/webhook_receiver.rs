@@ -1,14 +1,20 @@
 //! A clinic backend's webhook endpoint, small: it listens on loopback, verifies
-//! each request (signature, timestamp), skips events delivered twice, prints one
-//! line per event and answers as the network expects (`200` at once; `401` for a
-//! request it cannot verify, which the network drops).
+//! each request (signature, timestamp, the event's signed time within the
+//! window), skips events delivered twice or replayed — the ids it saw are kept
+//! in a file, so a restart forgets none — prints one line per event and answers
+//! as the network expects (`200` at once; `401` for a request it cannot verify,
+//! which the network drops; `503` when it cannot record the id, so the network
+//! sends it again).
 //!
 //! Usage:
 //!
 //! ```sh
 //! RXDESK_WEBHOOK_SECRET=… cargo run -p rxdesk-client --example webhook_receiver -- \
-//!     [--listen 127.0.0.1:8787] [--tolerance SECONDS]
+//!     [--listen 127.0.0.1:8787] [--tolerance SECONDS] [--seen FILE]
 //! ```
+//!
+//! `--seen` is where the ids seen are kept (default `webhook_receiver.seen` in
+//! the working directory; the last 10,000).
 //!
 //! The first line says where it listens (`webhook_receiver listening on
 //! http://127.0.0.1:PORT/webhooks`); subscribe that URL with the same secret
@@ -18,6 +24,7 @@
 //! states, pharmacies and reasons: no patient data.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -36,28 +43,43 @@ struct Receiver {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let (listen, tolerance) = match arguments() {
+    let Arguments {
+        listen,
+        tolerance,
+        seen,
+    } = match arguments() {
         Ok(parsed) => parsed,
         Err(usage) => {
             eprintln!("webhook_receiver: {usage}");
             eprintln!(
-                "usage: RXDESK_WEBHOOK_SECRET=… webhook_receiver [--listen 127.0.0.1:PORT] [--tolerance SECONDS]"
+                "usage: RXDESK_WEBHOOK_SECRET=… webhook_receiver [--listen 127.0.0.1:PORT] [--tolerance SECONDS] [--seen FILE]"
             );
             return ExitCode::from(2);
         }
     };
-    let secret = match std::env::var("RXDESK_WEBHOOK_SECRET") {
-        Ok(secret) if !secret.is_empty() => secret,
-        _ => {
+    let secret = std::env::var("RXDESK_WEBHOOK_SECRET").unwrap_or_default();
+    let verifier = match Verifier::new(secret) {
+        Ok(verifier) => verifier.with_tolerance(tolerance),
+        Err(e) => {
             eprintln!(
-                "webhook_receiver: set RXDESK_WEBHOOK_SECRET to the subscription's shared secret"
+                "webhook_receiver: set RXDESK_WEBHOOK_SECRET to the subscription's shared secret ({e})"
             );
             return ExitCode::from(2);
+        }
+    };
+    let seen = match Deduplicator::open(&seen, SEEN_IDS) {
+        Ok(store) => store,
+        Err(e) => {
+            eprintln!(
+                "webhook_receiver: cannot keep the seen ids in {}: {e}",
+                seen.display()
+            );
+            return ExitCode::FAILURE;
         }
     };
     let receiver = Arc::new(Receiver {
-        verifier: Verifier::new(secret).with_tolerance(tolerance),
-        seen: Mutex::new(Deduplicator::default()),
+        verifier,
+        seen: Mutex::new(seen),
     });
     let listener = match tokio::net::TcpListener::bind(listen).await {
         Ok(listener) => listener,
@@ -85,10 +107,21 @@ async fn main() -> ExitCode {
     }
 }
 
-/// `--listen ADDR` (loopback only) and `--tolerance SECONDS`.
-fn arguments() -> Result<(SocketAddr, Duration), String> {
+/// How many ids the receiver remembers: more than a busy clinic's events over
+/// the verifier's event window.
+const SEEN_IDS: usize = 10_000;
+
+struct Arguments {
+    listen: SocketAddr,
+    tolerance: Duration,
+    seen: PathBuf,
+}
+
+/// `--listen ADDR` (loopback only), `--tolerance SECONDS` and `--seen FILE`.
+fn arguments() -> Result<Arguments, String> {
     let mut listen = SocketAddr::from(([127, 0, 0, 1], 8787));
     let mut tolerance = Verifier::DEFAULT_TOLERANCE;
+    let mut seen = PathBuf::from("webhook_receiver.seen");
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let value = args.next().ok_or(format!("{flag} needs a value"))?;
@@ -104,6 +137,7 @@ fn arguments() -> Result<(SocketAddr, Duration), String> {
                     .map_err(|_| format!("--tolerance {value}: not a number of seconds"))?;
                 tolerance = Duration::from_secs(seconds);
             }
+            "--seen" => seen = PathBuf::from(value),
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -112,7 +146,11 @@ fn arguments() -> Result<(SocketAddr, Duration), String> {
             "--listen {listen}: this example listens on loopback only (127.0.0.1 or [::1])"
         ));
     }
-    Ok((listen, tolerance))
+    Ok(Arguments {
+        listen,
+        tolerance,
+        seen,
+    })
 }
 
 async fn receive(
@@ -132,10 +170,14 @@ async fn receive(
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .first_time(&event.id);
-    if first_time {
-        println!("{}", line(&event));
-    } else {
-        eprintln!("duplicate {} {} skipped", event.kind(), event.id);
+    match first_time {
+        Ok(true) => println!("{}", line(&event)),
+        Ok(false) => eprintln!("duplicate {} {} skipped", event.kind(), event.id),
+        Err(not_recorded) => {
+            eprintln!("not handled: {not_recorded}");
+            return StatusCode::from_u16(not_recorded.status())
+                .unwrap_or(StatusCode::SERVICE_UNAVAILABLE);
+        }
     }
     StatusCode::OK
 }

@@ -16,7 +16,7 @@
 //! | [`retry`] | the retry policy ([`retry::RetryPolicy`]: backoff with jitter, `Retry-After`, a deadline per [`retry::CallKind`]) and [`retry::observe`] for "Still trying (attempt n)" |
 //! | [`ClientError`] | the one error of network calls: signed out, refused, invalid, not found, upstream, network, rate limited, timed out, untrusted, server, protocol |
 //! | [`sync`] | the CSV patient/prescription/order sync behind `examples/backend_sync.rs` |
-//! | [`webhooks`] | receiving the network's webhooks: [`webhooks::Verifier`] (signature in constant time, timestamp tolerance), typed [`webhooks::Event`]s, [`webhooks::Deduplicator`], [`webhooks::WebhookError`]; `examples/webhook_receiver.rs` |
+//! | [`webhooks`] | receiving the network's webhooks: [`webhooks::Verifier`] (signature in constant time, timestamp tolerance, the signed event `time` within a window; an empty secret refused), typed [`webhooks::Event`]s, [`webhooks::Deduplicator`] (in memory or in a file), [`webhooks::WebhookError`]; `examples/webhook_receiver.rs` |
 //! | [`Secret`] | tokens and secrets: redacted when printed, zeroized on drop |
 //!
 //! ```no_run

@@ -1,8 +1,10 @@
 //! Receiving webhooks (`rxdesk_client::webhooks`): a request signed with the
 //! subscription's secret (here by `ring`, another HMAC implementation than the
 //! client's) is believed and read into its typed event; a tampered body, another
-//! secret, a stale or future timestamp and missing headers are refused; every
-//! documented event type parses; and what the sandbox actually sends verifies.
+//! secret, a stale or future timestamp, an event older than the window (a replay
+//! with a fresh timestamp), an empty secret and missing headers are refused; seen
+//! ids kept on disk survive a restart; every documented event type parses; and
+//! what the sandbox actually sends verifies.
 
 use crate::support;
 
@@ -10,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rxdesk_client::webhooks::{
-    EventData, FulfillmentState, FulfillmentType, Verifier, WebhookError,
+    Deduplicator, EmptySecret, EventData, FulfillmentState, FulfillmentType, Verifier, WebhookError,
 };
 use serde_json::{Value, json};
 
@@ -29,14 +31,23 @@ fn ring_signature(secret: &str, body: &[u8]) -> String {
     hex::encode(ring::hmac::sign(&key, body).as_ref())
 }
 
-/// An envelope of `kind` around `data`, in the documented shape.
+/// An envelope of `kind` around `data`, in the documented shape, that
+/// happened now.
 fn event(kind: &str, subject: &str, data: Value) -> Vec<u8> {
+    event_at(kind, subject, data, time::OffsetDateTime::now_utc())
+}
+
+/// An envelope of `kind` around `data` that happened at `happened`.
+fn event_at(kind: &str, subject: &str, data: Value, happened: time::OffsetDateTime) -> Vec<u8> {
+    let happened = happened
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
     json!({
         "id": "01JD3W9K6Q7C3V2Q8F6T4B5N1M",
         "type": kind,
         "specversion": "1.0",
         "datacontenttype": "application/json",
-        "time": "2026-11-24T09:30:00.000Z",
+        "time": happened,
         "subject": subject,
         "source": "org:org_maple",
         "data": data
@@ -46,7 +57,7 @@ fn event(kind: &str, subject: &str, data: Value) -> Vec<u8> {
 }
 
 fn verify(body: &[u8]) -> Result<rxdesk_client::webhooks::Event, WebhookError> {
-    Verifier::new(SECRET).verify_at(
+    Verifier::new(SECRET).unwrap().verify_at(
         &ring_signature(SECRET, body),
         &now_ms().to_string(),
         body,
@@ -89,7 +100,7 @@ fn a_tampered_body_is_refused() {
         .unwrap()
         .replace("clinic-77", "clinic-78");
 
-    let refused = Verifier::new(SECRET).verify_at(
+    let refused = Verifier::new(SECRET).unwrap().verify_at(
         &signature,
         &now_ms().to_string(),
         tampered.as_bytes(),
@@ -103,7 +114,7 @@ fn a_tampered_body_is_refused() {
 fn a_request_signed_with_another_secret_is_refused() {
     let body = completed();
 
-    let refused = Verifier::new(SECRET).verify_at(
+    let refused = Verifier::new(SECRET).unwrap().verify_at(
         &ring_signature("whsec-someone-else", &body),
         &now_ms().to_string(),
         &body,
@@ -121,6 +132,7 @@ fn a_stale_timestamp_is_refused() {
     let ten_minutes_ago = now_ms() - 600_000;
 
     let refused = Verifier::new(SECRET)
+        .unwrap()
         .with_tolerance(Duration::from_secs(300))
         .verify_at(
             &ring_signature(SECRET, &body),
@@ -146,7 +158,7 @@ fn a_timestamp_ahead_of_the_clock_beyond_the_tolerance_is_refused() {
     let body = completed();
     let in_ten_minutes = now_ms() + 600_000;
 
-    let refused = Verifier::new(SECRET).verify_at(
+    let refused = Verifier::new(SECRET).unwrap().verify_at(
         &ring_signature(SECRET, &body),
         &in_ten_minutes.to_string(),
         &body,
@@ -171,6 +183,7 @@ fn a_timestamp_within_the_tolerance_is_accepted() {
     let a_minute_ago = now_ms() - 60_000;
 
     let accepted = Verifier::new(SECRET)
+        .unwrap()
         .with_tolerance(Duration::from_secs(120))
         .verify_at(
             &ring_signature(SECRET, &body),
@@ -191,7 +204,7 @@ fn a_request_without_the_network_s_headers_is_refused() {
         ring_signature(SECRET, &body).parse().unwrap(),
     );
 
-    let refused = Verifier::new(SECRET).verify(&headers, &body);
+    let refused = Verifier::new(SECRET).unwrap().verify(&headers, &body);
 
     assert_eq!(
         refused.unwrap_err(),
@@ -203,10 +216,117 @@ fn a_request_without_the_network_s_headers_is_refused() {
 fn a_signature_that_is_not_hex_is_refused() {
     let body = completed();
 
-    let refused =
-        Verifier::new(SECRET).verify_at("not-hex", &now_ms().to_string(), &body, SystemTime::now());
+    let refused = Verifier::new(SECRET).unwrap().verify_at(
+        "not-hex",
+        &now_ms().to_string(),
+        &body,
+        SystemTime::now(),
+    );
 
     assert_eq!(refused.unwrap_err(), WebhookError::MalformedSignature);
+}
+
+#[test]
+fn a_replayed_capture_with_a_fresh_timestamp_but_an_old_event_time_is_refused() {
+    // Captured four days ago; the timestamp header is not signed, so the
+    // replay carries a fresh one.
+    let four_days_ago = time::OffsetDateTime::now_utc() - time::Duration::days(4);
+    let body = event_at(
+        "photon:order:completed",
+        ORDER,
+        order_data(json!({})),
+        four_days_ago,
+    );
+
+    let refused = Verifier::new(SECRET).unwrap().verify_at(
+        &ring_signature(SECRET, &body),
+        &now_ms().to_string(),
+        &body,
+        SystemTime::now(),
+    );
+
+    let error = refused.unwrap_err();
+    assert!(
+        matches!(
+            error,
+            WebhookError::StaleEvent {
+                in_future: false,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    assert_eq!(error.status(), 401);
+}
+
+#[test]
+fn an_event_retried_a_day_after_it_happened_is_still_believed() {
+    let yesterday = time::OffsetDateTime::now_utc() - time::Duration::days(1);
+    let body = event_at(
+        "photon:order:completed",
+        ORDER,
+        order_data(json!({})),
+        yesterday,
+    );
+
+    let accepted = verify(&body);
+
+    assert!(accepted.is_ok(), "{accepted:?}");
+}
+
+#[test]
+fn a_verifier_refuses_an_empty_secret() {
+    assert_eq!(Verifier::new("").unwrap_err(), EmptySecret);
+    assert_eq!(Verifier::new("  ").unwrap_err(), EmptySecret);
+}
+
+#[test]
+fn seen_ids_survive_a_restart_of_the_receivers_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("seen.ids");
+    let mut seen = Deduplicator::open(&path, 100).unwrap();
+    assert!(seen.first_time("01JD3W9K6Q7C3V2Q8F6T4B5N1M").unwrap());
+    drop(seen);
+
+    let mut restarted = Deduplicator::open(&path, 100).unwrap();
+
+    assert!(!restarted.first_time("01JD3W9K6Q7C3V2Q8F6T4B5N1M").unwrap());
+    assert!(restarted.first_time("01JD3W9K6Q7C3V2Q8F6T4B5N2N").unwrap());
+}
+
+#[test]
+fn the_seen_ids_file_stays_bounded_and_keeps_the_newest() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("seen.ids");
+    let mut seen = Deduplicator::open(&path, 3).unwrap();
+    for n in 0..20 {
+        assert!(seen.first_time(&format!("id-{n}")).unwrap());
+    }
+    let lines = std::fs::read_to_string(&path).unwrap().lines().count();
+    assert!(lines <= 6, "{lines} lines for a capacity of 3");
+    drop(seen);
+
+    let mut restarted = Deduplicator::open(&path, 3).unwrap();
+
+    assert_eq!(restarted.len(), 3);
+    assert!(!restarted.first_time("id-19").unwrap());
+    assert!(
+        restarted.first_time("id-0").unwrap(),
+        "the oldest is forgotten"
+    );
+}
+
+#[test]
+fn a_seen_ids_file_cut_short_mid_write_loses_only_the_cut_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("seen.ids");
+    std::fs::write(&path, "01A\n01B\n01C-cut-sho").unwrap();
+
+    let mut seen = Deduplicator::open(&path, 10).unwrap();
+
+    assert!(!seen.first_time("01B").unwrap());
+    assert!(seen.first_time("01C").unwrap());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "01A\n01B\n01C\n");
 }
 
 #[test]
@@ -435,7 +555,7 @@ async fn what_the_sandbox_sends_verifies_and_parses() {
 
     type Seen = Arc<Mutex<Vec<Result<String, WebhookError>>>>;
     let seen: Seen = Arc::default();
-    let verifier = Verifier::new(SECRET);
+    let verifier = Verifier::new(SECRET).unwrap();
     let app = axum::Router::new().route(
         "/webhooks",
         axum::routing::post({

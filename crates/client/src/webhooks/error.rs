@@ -33,6 +33,22 @@ pub enum WebhookError {
         in_future: bool,
         tolerance: Duration,
     },
+    /// The event's signed `time` is further from now than the event window: a
+    /// captured delivery replayed (the timestamp header is not signed, so a
+    /// fresh one proves nothing), or a clock that is off.
+    #[error(
+        "the event happened {skew:?} {}, more than the {window:?} allowed: a replayed capture, or a clock that is off",
+        if *in_future { "ahead of this clock" } else { "ago" }
+    )]
+    StaleEvent {
+        skew: Duration,
+        in_future: bool,
+        window: Duration,
+    },
+    /// The event's id could not be recorded as seen (the store on disk failed):
+    /// not handled, so the network may send it again.
+    #[error("the event id could not be recorded as seen: {0}")]
+    SeenStore(String),
     /// Signed, but not a network event this version can read.
     #[error("the body is not a network event: {0}")]
     MalformedEvent(String),
@@ -40,10 +56,12 @@ pub enum WebhookError {
 
 impl WebhookError {
     /// The HTTP status to answer: `401` for a request not proven to come from the
-    /// network, `400` for a signed body that cannot be read.
+    /// network (or too old to believe), `400` for a signed body that cannot be
+    /// read, `503` when the receiver could not record it (the network retries).
     pub fn status(&self) -> u16 {
         match self {
             Self::MalformedEvent(_) => 400,
+            Self::SeenStore(_) => 503,
             _ => 401,
         }
     }
