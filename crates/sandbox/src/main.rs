@@ -1,7 +1,8 @@
 //! `rxdesk-sandbox`: runs the local prescribing network from the command line.
 //! Prints `rxdesk-sandbox listening on http://127.0.0.1:PORT` once connections
 //! are accepted — always the first line — then, with `--control`,
-//! `rxdesk-sandbox control on http://127.0.0.1:PORT`; logs go to stderr
+//! `rxdesk-sandbox control on http://127.0.0.1:PORT token file PATH` (the file
+//! holding the control endpoint's bearer token; never the token); logs go to stderr
 //! (`RUST_LOG` honoured). `rxdesk-sandbox audit --data DIR` reports the
 //! duplicates in a sandbox's database instead (exit 0 clean, 1 duplicates,
 //! 2 when it cannot read it).
@@ -254,10 +255,12 @@ async fn main() -> ExitCode {
         "rxdesk-sandbox listening on {}",
         sandbox.url().as_str().trim_end_matches('/')
     );
-    if let Some(control) = sandbox.control_url() {
+    if let (Some(control), Some(token_file)) = (sandbox.control_url(), sandbox.control_token_file())
+    {
         println!(
-            "rxdesk-sandbox control on {}",
-            control.as_str().trim_end_matches('/')
+            "rxdesk-sandbox control on {} token file {}",
+            control.as_str().trim_end_matches('/'),
+            token_file.display()
         );
     }
     shutdown.await;

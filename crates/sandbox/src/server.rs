@@ -26,7 +26,7 @@ use crate::auth::issuer::IssuerError;
 use crate::auth::keys::{KeyError, SigningKeys};
 use crate::body_limit::MAX_BODY_BYTES;
 use crate::config::{Config, SettingsError, SettingsRule, Storage};
-use crate::control::{ControlError, ControlState};
+use crate::control::{ControlError, ControlState, ControlToken};
 use crate::fixture::{FixtureError, Rule};
 use crate::link::{Link, LinkError};
 use crate::state::AppState;
@@ -74,6 +74,11 @@ pub struct Sandbox {
     url: Url,
     issuer: String,
     control_url: Option<Url>,
+    /// The control endpoint's token and the file it was written to.
+    control_token: Option<(ControlToken, PathBuf)>,
+    /// An in-memory sandbox's private directory (its control token), removed
+    /// when the sandbox is dropped.
+    _private: Option<tempfile::TempDir>,
     link: Link,
     /// Set to `true` to stop every listener (dropping it does too).
     shutdown: watch::Sender<bool>,
@@ -123,6 +128,39 @@ impl Sandbox {
         let control = match config.control {
             Some(addr) => Some(crate::control::bind(addr).await?),
             None => None,
+        };
+        // The control token goes to the private directory: the data directory
+        // (0700, beside the database), or for an in-memory sandbox a private
+        // temporary directory of its own (0700 too).
+        let mut private = None;
+        let control_token = match (&control, &config.storage) {
+            (None, _) => None,
+            (Some(_), storage) => {
+                let dir = match storage {
+                    Storage::Data(dir) => dir.clone(),
+                    Storage::InMemory => {
+                        let made = tempfile::Builder::new()
+                            .prefix("rxdesk-sandbox-")
+                            .tempdir()
+                            .map_err(|source| ControlError::TokenFile {
+                                dir: std::env::temp_dir(),
+                                source,
+                            })?;
+                        let path = made.path().to_owned();
+                        private = Some(made);
+                        private_dir(&path).map_err(|source| ControlError::TokenFile {
+                            dir: path.clone(),
+                            source,
+                        })?;
+                        path
+                    }
+                };
+                let token = ControlToken::generate();
+                let file = token
+                    .write(&dir)
+                    .map_err(|source| ControlError::TokenFile { dir, source })?;
+                Some((token, file))
+            }
         };
         let ended_sign_ins = crate::auth::sign_ins::EndedSignIns::load(&db).await?;
 
@@ -184,12 +222,15 @@ impl Sandbox {
             }
         }));
         let mut control_url = None;
-        if let Some((listener, control_addr)) = control {
-            let routes = crate::control::router(ControlState {
-                app: state,
-                link: link.clone(),
-                after_send: after_send.clone(),
-            });
+        if let (Some((listener, control_addr)), Some((token, _))) = (control, &control_token) {
+            let routes = crate::control::router(
+                ControlState {
+                    app: state,
+                    link: link.clone(),
+                    after_send: after_send.clone(),
+                },
+                token.clone(),
+            );
             let mut stopped = stopped.clone();
             tasks.push(tokio::spawn(async move {
                 let served = axum::serve(listener, routes)
@@ -211,6 +252,8 @@ impl Sandbox {
             url,
             issuer,
             control_url,
+            control_token,
+            _private: private,
             link,
             shutdown,
             tasks,
@@ -240,6 +283,19 @@ impl Sandbox {
     /// (`Config::control`).
     pub fn control_url(&self) -> Option<&Url> {
         self.control_url.as_ref()
+    }
+
+    /// The control endpoint's token, made at this start: send it as
+    /// `Authorization: Bearer <token>` on every control route. Never log it.
+    pub fn control_token(&self) -> Option<&str> {
+        self.control_token.as_ref().map(|(token, _)| token.expose())
+    }
+
+    /// The file holding the control token (`control.token`, mode `0600`): in the
+    /// data directory, or for an in-memory sandbox in its private temporary
+    /// directory (removed when it stops).
+    pub fn control_token_file(&self) -> Option<&std::path::Path> {
+        self.control_token.as_ref().map(|(_, file)| file.as_path())
     }
 
     /// The link layer: its settings, counters and token outage, changed at

@@ -154,15 +154,19 @@ async fn with_control_a_second_line_names_the_control_endpoint_and_the_link_flag
         first.starts_with("rxdesk-sandbox listening on http://127.0.0.1:"),
         "{first:?}"
     );
-    let control = second
+    let (control, token_file) = second
         .trim_end()
         .strip_prefix("rxdesk-sandbox control on ")
-        .unwrap_or_else(|| panic!("unexpected second line {second:?}"))
-        .to_owned();
+        .and_then(|rest| rest.split_once(" token file "))
+        .unwrap_or_else(|| panic!("unexpected second line {second:?}"));
     assert!(control.starts_with("http://127.0.0.1:"), "{control}");
+    let token = std::fs::read_to_string(token_file).unwrap();
     // reqwest has no crypto provider of its own here (the client crate brings one).
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let link: serde_json::Value = reqwest::get(format!("{control}/link"))
+    let link: serde_json::Value = reqwest::Client::new()
+        .get(format!("{control}/link"))
+        .bearer_auth(&token)
+        .send()
         .await
         .unwrap()
         .json()
@@ -175,6 +179,52 @@ async fn with_control_a_second_line_names_the_control_endpoint_and_the_link_flag
     assert_eq!(link["settings"]["seed"], 7);
     let reset_after = link["settings"]["faults"]["reset_after"].as_f64().unwrap();
     assert!((reset_after - 0.05 / 6.0).abs() < 1e-9, "{link}");
+    assert_eq!(terminate(&mut child).await, Some(0));
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn the_control_on_line_names_the_token_file_and_never_the_token() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Reap(
+        Command::new(BIN)
+            .args([
+                "--listen",
+                "127.0.0.1:0",
+                "--control",
+                "127.0.0.1:0",
+                "--data",
+            ])
+            .arg(dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut stdout = BufReader::new(child.0.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    let mut second = String::new();
+    stdout.read_line(&mut second).unwrap();
+
+    let file = dir.path().join("control.token");
+    let token = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        second.starts_with("rxdesk-sandbox control on http://127.0.0.1:"),
+        "{second:?}"
+    );
+    assert!(
+        second
+            .trim_end()
+            .ends_with(&format!(" token file {}", file.display())),
+        "{second:?}"
+    );
+    assert!(!token.is_empty());
+    assert!(!second.contains(&token), "the token is printed: {second:?}");
+    assert!(!first.contains(&token));
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "{mode:o}");
     assert_eq!(terminate(&mut child).await, Some(0));
 }
 

@@ -32,6 +32,7 @@ fn control(sb: &Sandbox, path: &str) -> String {
 async fn post(sb: &Sandbox, path: &str, body: Value) -> (u16, Value) {
     let response = support::http()
         .post(control(sb, path))
+        .bearer_auth(sb.control_token().unwrap())
         .json(&body)
         .send()
         .await
@@ -41,7 +42,12 @@ async fn post(sb: &Sandbox, path: &str, body: Value) -> (u16, Value) {
 }
 
 async fn get(sb: &Sandbox, path: &str) -> Value {
-    let response = support::http().get(control(sb, path)).send().await.unwrap();
+    let response = support::http()
+        .get(control(sb, path))
+        .bearer_auth(sb.control_token().unwrap())
+        .send()
+        .await
+        .unwrap();
     assert_eq!(response.status(), 200, "GET {path}");
     response.json().await.unwrap()
 }
@@ -176,6 +182,7 @@ async fn a_removed_subscription_gets_nothing_more() {
 
     let response = support::http()
         .delete(control(&sb, &format!("/webhooks/subscriptions/{id}")))
+        .bearer_auth(sb.control_token().unwrap())
         .send()
         .await
         .unwrap();

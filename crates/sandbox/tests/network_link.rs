@@ -105,6 +105,7 @@ fn control(sb: &Sandbox, path: &str) -> String {
 async fn get_link(sb: &Sandbox) -> Value {
     let response = support::http()
         .get(control(sb, "/link"))
+        .bearer_auth(sb.control_token().unwrap())
         .send()
         .await
         .unwrap();
@@ -115,6 +116,7 @@ async fn get_link(sb: &Sandbox) -> Value {
 async fn put_link(sb: &Sandbox, body: Value) -> (StatusCode, Value) {
     let response = support::http()
         .put(control(sb, "/link"))
+        .bearer_auth(sb.control_token().unwrap())
         .json(&body)
         .send()
         .await
@@ -585,11 +587,13 @@ async fn the_control_endpoint_answers_json_even_to_a_wrong_route_or_method() {
 
     let unknown = support::http()
         .get(control(&sb, "/nothing"))
+        .bearer_auth(sb.control_token().unwrap())
         .send()
         .await
         .unwrap();
     let wrong_method = support::http()
         .post(control(&sb, "/link"))
+        .bearer_auth(sb.control_token().unwrap())
         .send()
         .await
         .unwrap();
@@ -603,11 +607,119 @@ async fn the_control_endpoint_answers_json_even_to_a_wrong_route_or_method() {
 }
 
 #[tokio::test]
+async fn a_control_route_without_the_token_is_refused_with_401() {
+    let sb = start_with_control().await;
+
+    let refused = support::http()
+        .put(control(&sb, "/link"))
+        .json(&json!({ "faults": { "http_503": 1.0 } }))
+        .send()
+        .await
+        .unwrap();
+
+    assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+    assert!(
+        refused.headers()["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .starts_with("Bearer"),
+        "{:?}",
+        refused.headers()
+    );
+    let said: Value = refused.json().await.unwrap();
+    assert!(said["error"].is_string(), "{said}");
+    assert_eq!(
+        sb.link().settings(),
+        LinkSettings::default(),
+        "nothing changed"
+    );
+}
+
+#[tokio::test]
+async fn a_control_route_with_a_wrong_token_is_refused_with_401() {
+    let sb = start_with_control().await;
+    let wrong = format!("{}x", sb.control_token().unwrap());
+
+    let refused = support::http()
+        .get(control(&sb, "/clock"))
+        .bearer_auth(&wrong)
+        .send()
+        .await
+        .unwrap();
+    let unknown_route = support::http()
+        .get(control(&sb, "/nothing"))
+        .bearer_auth("not-the-token")
+        .send()
+        .await
+        .unwrap();
+
+    assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+    let said = refused.text().await.unwrap();
+    assert!(!said.contains(&wrong), "the token is not echoed: {said}");
+    assert_eq!(
+        unknown_route.status(),
+        StatusCode::UNAUTHORIZED,
+        "no route is revealed without the token"
+    );
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn the_control_token_file_is_beside_the_database_and_readable_by_its_owner_only() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let sb = support::start_with(Config {
+        storage: rxdesk_sandbox::Storage::Data(dir.path().to_owned()),
+        fixture: FixtureSource::File(fixture_path()),
+        control: Some(SocketAddr::from(([127, 0, 0, 1], 0))),
+        ..Config::in_memory()
+    })
+    .await;
+
+    let file = sb.control_token_file().unwrap();
+
+    assert_eq!(file, dir.path().join("control.token"));
+    let mode = std::fs::metadata(file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "{mode:o}");
+    assert_eq!(
+        std::fs::read_to_string(file).unwrap(),
+        sb.control_token().unwrap()
+    );
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn an_in_memory_sandbox_keeps_its_control_token_in_a_private_directory_gone_at_shutdown() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let sb = start_with_control().await;
+    let file = sb.control_token_file().unwrap().to_owned();
+    let dir = file.parent().unwrap().to_owned();
+
+    let dir_mode = std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777;
+    let file_mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    sb.shutdown().await;
+
+    assert_eq!(dir_mode, 0o700, "{dir_mode:o}");
+    assert_eq!(file_mode, 0o600, "{file_mode:o}");
+    assert!(!dir.exists(), "{} is left behind", dir.display());
+}
+
+#[tokio::test]
+async fn each_start_makes_another_control_token() {
+    let first = start_with_control().await;
+    let second = start_with_control().await;
+
+    assert_ne!(first.control_token(), second.control_token());
+    assert!(first.control_token().unwrap().len() >= 43);
+}
+
+#[tokio::test]
 async fn the_control_endpoint_refuses_a_host_that_is_not_loopback() {
     let sb = start_with_control().await;
 
     let refused = support::http()
         .get(control(&sb, "/link"))
+        .bearer_auth(sb.control_token().unwrap())
         .header("host", "rebind.example")
         .send()
         .await

@@ -140,6 +140,54 @@ async fn an_order_external_id_used_again_returns_that_order() {
 }
 
 #[tokio::test]
+async fn an_order_external_id_used_again_for_another_patient_is_refused_and_saves_nothing() {
+    let (sb, ada, patient, rx) = setup().await;
+    let other = add_patient(&sb, &ada, "Katherine", "Johnson", "1978-08-26").await;
+    let other_rx = signed(&sb, &ada, &other, METFORMIN).await;
+    let mut input = order_sync(&patient, &[&rx]);
+    input["externalId"] = json!("ehr-order-shared");
+    ord(&order(&sb, &ada, input).await);
+    let mut reused = order_sync(&other, &[&other_rx]);
+    reused["externalId"] = json!("ehr-order-shared");
+
+    let r = order(&sb, &ada, reused).await;
+
+    assert!(order_of(&r).is_null(), "no record answered: {r:#}");
+    let refused = unapplied(&r, "externalId");
+    assert_eq!(refused["status"], "REJECTED", "{r:#}");
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap()
+            .contains("another patient"),
+        "{refused:#}"
+    );
+    // Nothing saved: the other patient has no draft order, so the next Sync
+    // makes one and adds the prescription (not "already on this order").
+    let next = order(&sb, &ada, order_sync(&other, &[&other_rx])).await;
+    assert_eq!(ids_of(&ord(&next)["prescriptions"]), vec![other_rx]);
+    assert!(
+        changes(&next)
+            .iter()
+            .all(|c| !c["reason"].as_str().unwrap_or_default().contains("Already")),
+        "{next:#}"
+    );
+}
+
+#[tokio::test]
+async fn an_order_external_id_used_again_for_the_same_patient_still_answers_the_first_order() {
+    let (sb, ada, patient, rx) = setup().await;
+    let mut input = order_sync(&patient, &[&rx]);
+    input["externalId"] = json!("ehr-order-same");
+    let first = ord(&order(&sb, &ada, input.clone()).await)["id"].clone();
+
+    let r = order(&sb, &ada, input).await;
+
+    assert_eq!(ord(&r)["id"], first, "{r:#}");
+    assert!(changes(&r).is_empty(), "{r:#}");
+}
+
+#[tokio::test]
 async fn a_medical_ops_token_drafts_and_sends_orders() {
     let (sb, _, patient, rx) = setup().await;
     let mo = medical_ops(&sb).await;

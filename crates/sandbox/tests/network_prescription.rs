@@ -361,6 +361,51 @@ async fn an_external_id_used_again_returns_that_prescription_unchanged() {
 }
 
 #[tokio::test]
+async fn an_external_id_used_again_for_another_patient_is_refused_and_saves_nothing() {
+    let (sb, ada, patient) = setup().await;
+    let other = add_patient(&sb, &ada, "Katherine", "Johnson", "1978-08-26").await;
+    let mut input = draft_input(&patient, METFORMIN);
+    input["externalId"] = json!("ehr-rx-shared");
+    draft_with(&sb, &ada, input).await;
+    let mut reused = draft_input(&other, METFORMIN);
+    reused["externalId"] = json!("ehr-rx-shared");
+
+    let r = prescription(&sb, &ada, reused).await;
+
+    assert!(prescription_of(&r).is_null(), "no record answered: {r:#}");
+    let refused = unapplied(&r, "externalId");
+    assert_eq!(refused["status"], "REJECTED", "{r:#}");
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap()
+            .contains("another patient"),
+        "{refused:#}"
+    );
+    // Nothing saved: the other patient has no draft of it in progress, so
+    // the next Sync makes a new one.
+    let next = prescription(&sb, &ada, draft_input(&other, METFORMIN)).await;
+    assert_eq!(
+        applied(&next, "treatment")["operation"],
+        "ADDED",
+        "{next:#}"
+    );
+}
+
+#[tokio::test]
+async fn an_external_id_used_again_for_the_same_patient_still_answers_the_first_prescription() {
+    let (sb, ada, patient) = setup().await;
+    let mut input = draft_input(&patient, METFORMIN);
+    input["externalId"] = json!("ehr-rx-same");
+    let (first, _) = draft_with(&sb, &ada, input.clone()).await;
+
+    let r = prescription(&sb, &ada, input).await;
+
+    assert_eq!(rx(&r)["id"], first.as_str(), "{r:#}");
+    assert!(changes(&r).is_empty(), "{r:#}");
+}
+
+#[tokio::test]
 async fn eight_concurrent_drafts_with_one_external_id_make_one_prescription() {
     let (sb, ada, patient) = setup().await;
     let mut input = draft_input(&patient, METFORMIN);

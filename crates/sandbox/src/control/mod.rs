@@ -2,7 +2,8 @@
 //! the API, through which a test, a benchmark or a developer changes the running
 //! sandbox (`docs/network-api.md`, "Control endpoint"). Off unless
 //! `Config::control` (`--control ADDR`) is set. JSON in and out; a request whose
-//! `Host` is not a loopback name is refused (421), as on the API.
+//! `Host` is not a loopback name is refused (421), as on the API; one without the
+//! start's token as `Authorization: Bearer` is refused (401, `token.rs`).
 //!
 //! One file per concern, each with a `routes()` merged in [`router`]:
 //! [`link`] (`GET`/`PUT /link`), [`clock`] (`GET /clock`, `POST /clock/advance`),
@@ -13,6 +14,7 @@ pub mod clock;
 pub mod link;
 mod reply;
 mod state;
+mod token;
 pub mod webhooks;
 
 use std::net::SocketAddr;
@@ -23,6 +25,8 @@ use tokio::net::TcpListener;
 use tower_http::limit::RequestBodyLimitLayer;
 
 pub(crate) use self::state::ControlState;
+pub(crate) use self::token::ControlToken;
+pub use self::token::TOKEN_FILE;
 
 /// Why the control endpoint could not start.
 #[derive(Debug, thiserror::Error)]
@@ -34,6 +38,13 @@ pub enum ControlError {
     #[error("cannot listen for the control endpoint on {addr}: {source}")]
     Bind {
         addr: SocketAddr,
+        source: std::io::Error,
+    },
+    /// The token file (or the in-memory sandbox's private directory for it)
+    /// could not be written.
+    #[error("cannot write the control endpoint's token file in {dir}: {source}")]
+    TokenFile {
+        dir: std::path::PathBuf,
         source: std::io::Error,
     },
 }
@@ -52,8 +63,9 @@ pub(crate) async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), 
     Ok((listener, bound))
 }
 
-/// Every control route, behind the body limit and the loopback `Host` check.
-pub(crate) fn router(state: ControlState) -> Router {
+/// Every control route, behind the loopback `Host` check, then the token check,
+/// then the body limit.
+pub(crate) fn router(state: ControlState, token: ControlToken) -> Router {
     Router::new()
         .merge(link::routes())
         .merge(clock::routes())
@@ -63,6 +75,7 @@ pub(crate) fn router(state: ControlState) -> Router {
         .layer(RequestBodyLimitLayer::new(
             crate::body_limit::MAX_BODY_BYTES,
         ))
+        .layer(middleware::from_fn_with_state(token, token::require))
         .layer(middleware::from_fn(crate::host_check::loopback_host_only))
         .with_state(state)
 }

@@ -78,6 +78,15 @@ pub fn run(call: &Call<'_>, input: OrderInput) -> Result<OrderResult, StoreError
     if let Some(external_id) = input.external_id.as_deref()
         && let Some(existing) = records::order_by_external_id(call.conn()?, call.org, external_id)?
     {
+        // A known key with another patient is not a repeat: refused in words,
+        // nothing saved, no record answered.
+        if let Some(other) = input.patient.as_ref().and_then(|p| p.id.as_ref())
+            && other.as_str() != existing.patient_id
+        {
+            let mut changes = Changes::default();
+            changes.push(super::prescription::external_id_of_another_patient("order"));
+            return payload(call, None, changes);
+        }
         return payload(call, Some(&existing), Changes::default());
     }
     let mut changes = Changes::default();

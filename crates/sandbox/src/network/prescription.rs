@@ -48,6 +48,19 @@ fn unknown_id(id: &str) -> Change {
     )
 }
 
+/// The refusal of a create whose `externalId` already names a `record` (a
+/// prescription, an order) of another patient; shared with `order.rs`.
+pub(super) fn external_id_of_another_patient(record: &str) -> Change {
+    Change::rejected(
+        "externalId",
+        "External id",
+        ChangeCategory::InvalidInput,
+        format!(
+            "This externalId already names a {record} of another patient: an externalId names one record for good, and a repeat must send the same patient. Nothing was saved; make a new externalId for this {record}"
+        ),
+    )
+}
+
 pub fn run(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResult, StoreError> {
     if input.signing.is_some() {
         return sign(call, input);
@@ -59,6 +72,22 @@ pub fn run(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResu
         && let Some(existing) =
             records::prescription_by_external_id(call.conn()?, call.org, external_id)?
     {
+        // A known key with another patient is not a repeat: refused in words,
+        // nothing saved, no record answered (as a payment API answers a reused
+        // idempotency key with other parameters).
+        if let Some(other) = input.patient.as_ref().and_then(|p| p.id.as_ref())
+            && other.as_str() != existing.patient_id
+        {
+            return Ok(payload(
+                call,
+                Answer {
+                    doc: None,
+                    patient: None,
+                    invalidated: false,
+                },
+                only(external_id_of_another_patient("prescription")),
+            ));
+        }
         let patient = records::patient(call.conn()?, call.org, &existing.patient_id)?;
         let answer = Answer {
             doc: Some(&existing),
