@@ -413,3 +413,171 @@ fn a_change_under_way_is_not_cancelled_and_runs_to_its_end() {
     };
     assert_eq!(patient.allergies.len(), 1);
 }
+
+// ---- a key answered with another patient's record ------------------------------------
+
+/// A Network API in front of the sandbox that, once `by_key_alone` is set,
+/// drops the `patient` from every create carrying an `externalId`: a network
+/// that answers a known key whatever the rest of the call says (as the
+/// sandbox did before it refused a key reused for another patient). The
+/// sandbox then answers the record the key names, as a repeat.
+struct KeyOnlyNetwork {
+    url: url::Url,
+    by_key_alone: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl KeyOnlyNetwork {
+    fn start(sandbox: &Sandbox) -> Self {
+        use axum::body::{Body, to_bytes};
+        use axum::extract::{Request, State};
+        use axum::response::Response;
+
+        type Shared = (
+            url::Url,
+            reqwest::Client,
+            std::sync::Arc<std::sync::atomic::AtomicBool>,
+        );
+        async fn forward(
+            State((target, http, by_key_alone)): State<Shared>,
+            request: Request,
+        ) -> Response {
+            let (parts, body) = request.into_parts();
+            let mut bytes = to_bytes(body, 1 << 20).await.unwrap().to_vec();
+            if by_key_alone.load(std::sync::atomic::Ordering::SeqCst)
+                && parts.uri.path() == "/graphql"
+            {
+                let mut call: Value = serde_json::from_slice(&bytes).unwrap();
+                for record in ["prescription", "order"] {
+                    if let Some(input) = call["variables"][record].as_object_mut()
+                        && input.get("externalId").is_some_and(|k| !k.is_null())
+                    {
+                        input.remove("patient");
+                    }
+                }
+                bytes = serde_json::to_vec(&call).unwrap();
+            }
+            let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+            let mut sent = http.request(parts.method, target.join(path).unwrap());
+            for (name, value) in &parts.headers {
+                if name != "host" && name != "content-length" {
+                    sent = sent.header(name, value);
+                }
+            }
+            let answer = sent.body(bytes).send().await.unwrap();
+            let mut response = Response::builder().status(answer.status());
+            for (name, value) in answer.headers() {
+                if name != "transfer-encoding" && name != "content-length" {
+                    response = response.header(name, value);
+                }
+            }
+            response
+                .body(Body::from(answer.bytes().await.unwrap()))
+                .unwrap()
+        }
+
+        // reqwest has no crypto provider of its own (the client crate brings one).
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let by_key_alone = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let shared: Shared = (
+            sandbox.url().clone(),
+            reqwest::Client::builder().no_proxy().build().unwrap(),
+            by_key_alone.clone(),
+        );
+        let listener =
+            tauri::async_runtime::block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+        let url = url::Url::parse(&format!("http://{}", listener.local_addr().unwrap())).unwrap();
+        let routes = axum::Router::new().fallback(forward).with_state(shared);
+        tauri::async_runtime::spawn(async move { axum::serve(listener, routes).await });
+        Self { url, by_key_alone }
+    }
+
+    fn answer_by_key_alone(&self) {
+        self.by_key_alone
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// The app signed in as `email`, its Network API behind a [`KeyOnlyNetwork`].
+fn behind_a_key_only_network(email: &str) -> (Sandbox, KeyOnlyNetwork, TestApp) {
+    let sandbox = tauri::async_runtime::block_on(Sandbox::start(Config::in_memory())).unwrap();
+    let network = KeyOnlyNetwork::start(&sandbox);
+    let app = TestApp::start(Options {
+        api_url: Some(network.url.clone()),
+        ..Options::new(&sandbox, &mock_keyring())
+    });
+    app.sign_in_as(email);
+    (sandbox, network, app)
+}
+
+fn refused_as_another_patients(outcome: Result<impl std::fmt::Debug, CommandError>) {
+    match outcome {
+        Err(CommandError::Invalid { code, message, .. }) => {
+            assert_eq!(code, "KEY_OF_ANOTHER_PATIENT");
+            assert!(message.contains("another patient"), "{message}");
+        }
+        other => panic!("not refused: {other:?}"),
+    }
+}
+
+#[test]
+fn a_new_draft_whose_key_answers_another_patients_draft_is_refused_and_that_draft_left_alone() {
+    let (_sandbox, network, app) = behind_a_key_only_network(MO);
+    let first_patient = add_patient(&app, "Keyholder");
+    let second_patient = add_patient(&app, "Otherpatient");
+    let key = new_key();
+    let (kept, _) = saved(
+        save_new_draft(
+            &app,
+            &first_patient.id,
+            &key,
+            &amoxicillin("Take 1 twice daily."),
+        )
+        .unwrap(),
+    );
+    network.answer_by_key_alone();
+
+    let again = save_new_draft(
+        &app,
+        &second_patient.id,
+        &key,
+        &amoxicillin("Take 2 at once, then 1 daily."),
+    );
+
+    refused_as_another_patients(again);
+    let now: PrescriptionView = app.ok("get_prescription", json!({"action": null, "id": kept.id}));
+    assert_eq!(now.instructions.as_deref(), Some("Take 1 twice daily."));
+    assert_eq!(now.patient_id.as_deref(), Some(first_patient.id.as_str()));
+}
+
+#[test]
+fn a_new_order_whose_key_answers_another_patients_order_is_refused_and_that_order_left_alone() {
+    let (_sandbox, network, app) = behind_a_key_only_network(MO);
+    let first_patient = add_patient(&app, "Orderkeyholder");
+    let second_patient = add_patient(&app, "Orderother");
+    let first_rx = draft(&app, &first_patient.id, &amoxicillin("Take 1 twice daily."));
+    let second_rx = draft(
+        &app,
+        &second_patient.id,
+        &amoxicillin("Take 1 twice daily."),
+    );
+    let key = new_key();
+    let kept: OrderOutcome = app.ok(
+        "draft_order",
+        json!({"action": null, "patientId": first_patient.id, "prescriptionIds": [first_rx.id], "key": key}),
+    );
+    let OrderOutcome::Saved { order: kept, .. } = kept else {
+        panic!("not saved: {kept:?}");
+    };
+    network.answer_by_key_alone();
+
+    let again: Result<OrderOutcome, CommandError> = app.call(
+        "draft_order",
+        json!({"action": null, "patientId": second_patient.id, "prescriptionIds": [second_rx.id], "key": key}),
+    );
+
+    refused_as_another_patients(again);
+    let now: rxdesk_lib::ipc::OrderView =
+        app.ok("get_order", json!({"action": null, "id": kept.id}));
+    let on: Vec<&str> = now.prescriptions.iter().map(|p| p.id.as_str()).collect();
+    assert_eq!(on, vec![first_rx.id.as_str()], "the order was not edited");
+}

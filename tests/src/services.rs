@@ -247,12 +247,25 @@ pub struct Sandbox {
     pub url: Url,
     /// The control endpoint (`--control`, loopback): the link's settings and counters.
     pub control: Url,
+    /// Its bearer token, read from the file the "control on" line names.
+    control_token: ControlToken,
     http: reqwest::Client,
 }
 
-/// The sandbox's first stdout line, then its control endpoint's.
+/// The control endpoint's bearer token: never shown by `Debug`.
+struct ControlToken(String);
+
+impl std::fmt::Debug for ControlToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ControlToken(<redacted>)")
+    }
+}
+
+/// The sandbox's first stdout line, then its control endpoint's (`… control on
+/// URL token file PATH`).
 const LISTENING_LINE: &str = "rxdesk-sandbox listening on ";
 const CONTROL_LINE: &str = "rxdesk-sandbox control on ";
+const TOKEN_FILE_MARK: &str = " token file ";
 
 /// Token lifetimes a sandbox is started with.
 #[derive(Debug, Clone, Copy)]
@@ -315,8 +328,17 @@ impl Sandbox {
             Duration::from_secs(60),
             |line| line.starts_with(CONTROL_LINE),
         )?;
-        let control = Url::parse(control.trim_start_matches(CONTROL_LINE).trim())
-            .with_context(|| format!("bad control URL in {control:?}"))?;
+        let (control_url, token_file) = control
+            .trim_start_matches(CONTROL_LINE)
+            .trim()
+            .split_once(TOKEN_FILE_MARK)
+            .with_context(|| format!("no token file on the control line {control:?}"))?;
+        let control_token = ControlToken(
+            std::fs::read_to_string(token_file)
+                .with_context(|| format!("cannot read the control token file {token_file}"))?,
+        );
+        let control =
+            Url::parse(control_url).with_context(|| format!("bad control URL in {control:?}"))?;
         let written = std::fs::read_to_string(log)?;
         let line = written
             .lines()
@@ -329,6 +351,7 @@ impl Sandbox {
             _server: server,
             url,
             control,
+            control_token,
             http: crate::http_client(),
         })
     }
@@ -339,6 +362,7 @@ impl Sandbox {
         Ok(self
             .http
             .get(self.control.join("/link")?)
+            .bearer_auth(&self.control_token.0)
             .send()
             .await?
             .error_for_status()?
@@ -351,6 +375,7 @@ impl Sandbox {
     pub async fn set_link(&self, settings: serde_json::Value) -> Result<()> {
         self.http
             .put(self.control.join("/link")?)
+            .bearer_auth(&self.control_token.0)
             .json(&settings)
             .send()
             .await?
@@ -366,6 +391,7 @@ impl Sandbox {
         Ok(self
             .http
             .post(self.control.join("/clock/advance")?)
+            .bearer_auth(&self.control_token.0)
             .json(&serde_json::json!({ "seconds": seconds }))
             .send()
             .await?
@@ -384,6 +410,7 @@ impl Sandbox {
     ) -> Result<()> {
         self.http
             .post(self.control.join("/webhooks/subscriptions")?)
+            .bearer_auth(&self.control_token.0)
             .json(
                 &serde_json::json!({ "organization": organization, "url": url, "secret": secret }),
             )
@@ -559,7 +586,9 @@ impl WebhookReceiver {
         let (process, line) = Guard::spawn_until_line(
             "webhook_receiver",
             Command::new(binary)
-                .args(["--listen", "127.0.0.1:0"])
+                .args(["--listen", "127.0.0.1:0", "--seen"])
+                // The ids it saw, beside its log (not in the working directory).
+                .arg(log.with_extension("seen"))
                 .env("RXDESK_WEBHOOK_SECRET", secret),
             log,
             Duration::from_secs(30),

@@ -244,6 +244,9 @@ pub struct TestApp {
 pub struct Options {
     /// `None`: no `RXDESK_*` variables, so the built-in Local sandbox is used.
     pub sandbox_url: Option<Url>,
+    /// The Network API's address when it is not the sandbox's (a proxy in
+    /// front of it); `None`: the sandbox's.
+    pub api_url: Option<Url>,
     pub store: SessionStore,
     pub sign_in_timeout: Duration,
     /// `None`: the local index lives in memory; `Some`: in this file.
@@ -260,6 +263,7 @@ impl Options {
     pub fn built_in(store: &SessionStore) -> Self {
         Self {
             sandbox_url: None,
+            api_url: None,
             store: store.clone(),
             sign_in_timeout: Duration::from_secs(30),
             index_file: None,
@@ -279,6 +283,7 @@ impl Options {
     pub fn new(sandbox: &Sandbox, store: &SessionStore) -> Self {
         Self {
             sandbox_url: Some(sandbox.url().clone()),
+            api_url: None,
             store: store.clone(),
             sign_in_timeout: Duration::from_secs(30),
             index_file: None,
@@ -295,9 +300,14 @@ impl TestApp {
         let browser = TestBrowser(Arc::new(Mutex::new(Act::Nothing)));
         let opener = browser.clone();
         let url = options.sandbox_url.map(|u| u.to_string());
+        let api_url = options
+            .api_url
+            .map(|u| u.to_string())
+            .or_else(|| url.clone());
         let variables = environments::from_variables(|name| match (name, &url) {
             (_, None) => None,
-            ("RXDESK_AUTH_URL" | "RXDESK_API_URL", Some(url)) => Some(url.clone()),
+            ("RXDESK_AUTH_URL", Some(url)) => Some(url.clone()),
+            ("RXDESK_API_URL", Some(_)) => api_url.clone(),
             ("RXDESK_AUDIENCE", _) => Some("rxdesk-sandbox".to_owned()),
             ("RXDESK_CLIENT_ID", _) => Some("rxdesk-desktop".to_owned()),
             _ => None,

@@ -5,7 +5,8 @@
 //! read from the local index). A create carries the UI's key of the user
 //! action (`CreateKey`, the network's `externalId`): a repeat answers the
 //! record the first attempt made, and what the form says differently since is
-//! sent as an Update of it. Each is a call to `rxdesk-client`'s
+//! sent as an Update of it — only when that record is the form's patient's
+//! ([`resumable_for`]). Each is a call to `rxdesk-client`'s
 //! `Network` through [`AppCore::with_network`], its answer turned into IPC shapes
 //! by `crate::convert`, and the ids it touched written to the index.
 
@@ -63,6 +64,30 @@ fn not_found(what: &str, unapplied: &[Change]) -> CommandError {
                 format!("The network has no {what} with this id in this organization.")
             }),
     }
+}
+
+/// Refuses to resume a create whose repeat answered a `what` (a prescription,
+/// an order) of another patient than the form's: the key was used for another
+/// patient's record, so the form's edits must not land on it. Nothing is sent.
+fn resumable_for(
+    what: &str,
+    saved_patient: Option<&str>,
+    patient_id: &str,
+) -> Result<(), CommandError> {
+    if saved_patient == Some(patient_id) {
+        return Ok(());
+    }
+    tracing::warn!(
+        record = what,
+        "a repeated create answered a record of another patient: not resumed"
+    );
+    Err(CommandError::Invalid {
+        code: "KEY_OF_ANOTHER_PATIENT".into(),
+        message: format!(
+            "The network answered this action's key with a {what} of another patient, so nothing was changed. Start the {what} again from this patient's page."
+        ),
+        field: None,
+    })
 }
 
 /// An ambiguity where the app expected a record (it never sends what could be

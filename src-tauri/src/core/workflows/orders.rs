@@ -7,7 +7,7 @@ use rxdesk_client::network::documents::{
 };
 use rxdesk_client::network::{OrderChanges, Outcome, PharmacyMatches};
 
-use super::{AppCore, ambiguity_note, idempotency_key, is_repeat, not_found};
+use super::{AppCore, ambiguity_note, idempotency_key, is_repeat, not_found, resumable_for};
 use crate::convert::{change_notes, choice_view, net_fulfillment, order_view, trimmed};
 use crate::index::Scope;
 use crate::ipc::{
@@ -71,7 +71,8 @@ impl AppCore {
     /// `key`. Sent again under the same key (the user's "Try again" after a lost
     /// answer) it answers the order the earlier attempt made; if the choice of
     /// prescriptions changed since, the difference is sent as an Update of
-    /// that order: one order, and no edit silently dropped.
+    /// that order: one order, and no edit silently dropped. An order of
+    /// another patient answered for the key is refused, nothing sent.
     pub async fn draft_order(
         &self,
         patient_id: &str,
@@ -93,7 +94,14 @@ impl AppCore {
                 message: "the network answered a repeated order without it".into(),
             });
         };
-        let saved = self.opened_order(&scope, saved);
+        let saved = order_view(saved);
+        resumable_for("order", saved.patient_id.as_deref(), patient_id)?;
+        self.remember(
+            &scope,
+            RecordKind::Order,
+            &saved.id,
+            saved.patient_id.as_deref(),
+        );
         tracing::info!("a new order's earlier attempt had saved it");
         let on: Vec<&str> = saved.prescriptions.iter().map(|p| p.id.as_str()).collect();
         let add: Vec<String> = prescription_ids

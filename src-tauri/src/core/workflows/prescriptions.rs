@@ -8,7 +8,7 @@ use rxdesk_client::network::documents::TreatmentReferenceInput;
 use rxdesk_client::network::documents::{Prescription, PrescriptionCandidate};
 use rxdesk_client::network::{Outcome, SIGNING_IN_FLIGHT, Signing};
 
-use super::{AppCore, ambiguity_note, idempotency_key, is_repeat, not_found};
+use super::{AppCore, ambiguity_note, idempotency_key, is_repeat, not_found, resumable_for};
 use crate::convert::{
     change_notes, choice_view, form_changes, prescription_input, prescription_view,
 };
@@ -98,7 +98,7 @@ impl AppCore {
                 self.note_template(&scope, form, &outcome);
                 return Ok(self.prescription_outcome(&scope, outcome));
             }
-            return self.resume_draft(&scope, outcome, form).await;
+            return self.resume_draft(&scope, outcome, patient_id, form).await;
         };
         let input = prescription_input(None, form);
         let (outcome, scope) = self
@@ -131,11 +131,13 @@ impl AppCore {
     }
 
     /// An earlier attempt of this new draft had saved it: the draft as it is,
-    /// with what the form says differently now sent as an Update.
+    /// with what the form says differently now sent as an Update — unless it
+    /// is another patient's (refused, nothing sent).
     async fn resume_draft(
         &self,
         scope: &Scope,
         repeat: Outcome<Prescription, PrescriptionCandidate>,
+        patient_id: &str,
         form: &DraftForm,
     ) -> Result<PrescriptionOutcome, CommandError> {
         let Some(saved) = repeat.into_record() else {
@@ -143,7 +145,14 @@ impl AppCore {
                 message: "the network answered a repeated draft without it".into(),
             });
         };
-        let saved = self.opened_prescription(scope, saved);
+        let saved = prescription_view(saved);
+        resumable_for("prescription", saved.patient_id.as_deref(), patient_id)?;
+        self.remember(
+            scope,
+            RecordKind::Prescription,
+            &saved.id,
+            saved.patient_id.as_deref(),
+        );
         tracing::info!("a new draft's earlier attempt had saved it");
         let Some(changes) = form_changes(form, &saved) else {
             return Ok(PrescriptionOutcome::Saved {
