@@ -14,9 +14,9 @@ use rxdesk_lib::ipc::{
     AlertKind, AppStatus, ChangeStatus, ChoiceView, ClinicalEdit, CommandError, DraftForm,
     DraftStatus, EntryInput, ExceptionKind, LinkEvent, LinkTarget, NetworkCheck, OrderOutcome,
     OrderState, OrderView, PatientInput, PatientOutcome, PatientRecord, PatientSummary,
-    PatientWork, PharmacyAnswer, PharmacySearch, PrescriptionOutcome, PrescriptionView, RecordKind,
-    Revocation, SessionEnd, SessionEvent, SessionStorage, Sex, SignInEvent, SignInFailure,
-    SignOutSummary, SignRequest, SignResult, SigningState, TemplateView, WorkLists,
+    PatientWork, PharmacyAnswer, PharmacySearch, PrescriptionOutcome, PrescriptionView, PriceKind,
+    RecordKind, Revocation, SessionEnd, SessionEvent, SessionStorage, Sex, SignInEvent,
+    SignInFailure, SignOutSummary, SignRequest, SignResult, SigningState, TemplateView, WorkLists,
 };
 use rxdesk_lib::session_store::SessionStore;
 use serde_json::{Value, json};
@@ -1463,6 +1463,38 @@ fn a_pharmacy_name_that_fits_several_answers_options_with_offers_and_choosing_on
         json!({"orderId": order.id, "pharmacyId": chosen}),
     ));
     assert_eq!(after.pharmacy.map(|p| p.id), Some(chosen));
+}
+
+#[test]
+fn a_pharmacy_search_near_a_postal_code_lists_the_nearest_first_with_their_prices() {
+    let (_sandbox, app) = signed_in(ADA);
+    let order = order_ready_to_send(&app, "Nearby");
+
+    let answer: PharmacyAnswer = app.ok(
+        "find_pharmacies",
+        json!({"orderId": order.id, "search": {"near": "02116", "fulfillment": "PICK_UP"}}),
+    );
+
+    let PharmacyAnswer::Options { options } = answer else {
+        panic!("expected options, got {answer:?}");
+    };
+    let nearest = &options[0];
+    assert_eq!(nearest.value.as_deref(), Some("phr_harbor_drug_back_bay"));
+    assert!(
+        nearest
+            .reason
+            .as_deref()
+            .is_some_and(|r| r.ends_with("miles away")),
+        "{nearest:?}"
+    );
+    let price = nearest.offers[0]
+        .price
+        .as_ref()
+        .expect("Back Bay prices lisinopril");
+    assert_eq!(
+        (price.kind, price.total, price.retail, price.savings),
+        (Some(PriceKind::Cash), Some(4.0), Some(15.99), Some(11.99))
+    );
 }
 
 #[test]

@@ -377,6 +377,58 @@ async fn pharmacies_fitting_a_name_come_back_as_options() {
 }
 
 #[tokio::test]
+async fn a_pharmacy_option_carries_the_networks_price_for_the_orders_prescriptions() {
+    let sandbox = sandbox().await;
+    let network = machine(&client_for(sandbox.url()));
+    let patient = add_patient(&network, "Otto", "Brandt").await;
+    let rx = draft(&network, &patient, "med_metformin_500_tab").await;
+    let order = network
+        .draft_order(
+            &patient,
+            &[rx.id.inner().to_owned()],
+            &IdempotencyKey::new(),
+        )
+        .await
+        .unwrap()
+        .into_record()
+        .unwrap();
+
+    let found = network
+        .find_pharmacies(
+            order.id.inner(),
+            PharmacyReferenceInput {
+                name: Some("Harbor Drug".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+
+    let PharmacyMatches::Options(options) = found else {
+        panic!("{found:?}")
+    };
+    let back_bay = options
+        .iter()
+        .find(|o| o.value.as_deref() == Some("phr_harbor_drug_back_bay"))
+        .expect("Harbor Drug Back Bay among the options");
+    assert_eq!(
+        back_bay.offers[0].price_summary,
+        Some(OfferPriceSummary {
+            price_type: Some(OfferPriceType::Cash),
+            total_amount: Some(4.0),
+            total_retail_amount: Some(12.49),
+            total_savings: Some(8.49),
+        })
+    );
+    assert_eq!(
+        back_bay.offers[0].prescription_delivery_estimates[0]
+            .prescription_id
+            .inner(),
+        rx.id.inner()
+    );
+}
+
+#[tokio::test]
 async fn machine_tokens_are_shared_by_every_network_call() {
     let sandbox = sandbox().await;
     let proxy = Proxy::start(sandbox.url()).await;

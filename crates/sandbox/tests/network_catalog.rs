@@ -159,6 +159,37 @@ async fn a_screening_rule_on_an_unknown_icd10_prefix_stops_the_start() {
     );
 }
 
+#[tokio::test]
+async fn a_price_at_an_unknown_pharmacy_stops_the_start() {
+    let error = start_error(
+        "[[prices]]\npharmacy = \"phr_nowhere\"\nmedication = \"med_lisinopril_10_tab\"\ntype = \"CASH\"\ntotal = 4.0\nretail = 9.0\n",
+    )
+    .await;
+
+    assert_eq!(
+        error.entry,
+        "[[prices]] #1 (med_lisinopril_10_tab at phr_nowhere)"
+    );
+    assert!(
+        error.to_string().contains("unknown pharmacy `phr_nowhere`"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn a_price_above_its_retail_price_stops_the_start() {
+    let error = start_error(
+        "[[prices]]\npharmacy = \"phr_harbor_drug_back_bay\"\nmedication = \"med_lisinopril_10_tab\"\ntype = \"CASH\"\ntotal = 20.0\nretail = 9.0\n",
+    )
+    .await;
+
+    assert!(error.file.ends_with("fixture.toml"), "{error}");
+    assert!(
+        error.to_string().contains("cannot be below `total`"),
+        "{error}"
+    );
+}
+
 const FIND: &str = "mutation($p: PatientInput!, $m: RequestMetadata!) {
   patient(patient: $p, metadata: $m) {
     __typename

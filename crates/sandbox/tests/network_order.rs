@@ -729,43 +729,116 @@ async fn a_pharmacy_near_an_address_sorts_from_the_pharmacies_in_that_postal_cod
     assert_eq!(&values[..2], &[HARBOR_DOWNTOWN, HARBOR_SOUTHSIDE], "{c:#}");
 }
 
-#[tokio::test]
-async fn a_pharmacy_near_free_text_naming_a_postal_code_sorts_from_that_postal_code() {
+/// The one unapplied change whose key is `key`.
+fn change_at<'r>(result: &'r Value, key: &str) -> &'r Value {
+    result["unappliedChanges"]
+        .as_array()
+        .and_then(|list| list.iter().find(|c| c["key"] == key))
+        .unwrap_or_else(|| panic!("no unapplied change {key} in {result:#}"))
+}
+
+/// Sets the order's pharmacy by `near`; the answer.
+async fn pharmacy_near(near: Value) -> (Sandbox, String, String, Value) {
     let (sb, ada, patient, rx) = setup().await;
     let id = draft_order(&sb, &ada, &patient, &[&rx]).await;
-
     let r = order(
         &sb,
         &ada,
-        json!({ "id": id, "pharmacy": { "pharmacy": { "near": { "text": "near 02110, please" } } } }),
+        json!({ "id": id, "pharmacy": { "pharmacy": { "near": near } } }),
     )
     .await;
-
-    let c = pharmacy_change(&r, "unappliedChanges");
-    assert_eq!(c["status"], "AMBIGUOUS", "{c:#}");
-    let values = option_values(&c);
-    assert_eq!(&values[..2], &[HARBOR_DOWNTOWN, HARBOR_SOUTHSIDE], "{c:#}");
+    (sb, ada, id, r)
 }
 
 #[tokio::test]
-async fn a_pharmacy_near_free_text_naming_no_known_place_is_rejected_and_nothing_is_set() {
-    let (sb, ada, patient, rx) = setup().await;
-    let id = draft_order(&sb, &ada, &patient, &[&rx]).await;
+async fn a_pharmacy_near_free_text_is_refused_naming_the_field_as_the_network_does() {
+    let (sb, ada, id, r) = pharmacy_near(json!({ "text": "near 02110, please" })).await;
 
-    let r = order(
-        &sb,
-        &ada,
-        json!({ "id": id, "pharmacy": { "pharmacy": { "near": { "text": "downtown Atlantis" } } } }),
-    )
-    .await;
-
-    let rejected = unapplied_under(&r, "pharmacy");
+    let c = change_at(&r, "pharmacy.pharmacy.near.text");
+    assert_eq!(
+        (&c["status"], &c["severity"]),
+        (&json!("REJECTED"), &json!("BLOCKING")),
+        "{c:#}"
+    );
     assert!(
-        rejected
-            .iter()
-            .any(|c| c["status"] == "REJECTED" && c["severity"] == "BLOCKING"),
-        "{r:#}"
+        c["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("isn't supported")),
+        "{c:#}"
     );
     let got = get_order(&sb, &ada, &id).await;
     assert_eq!(ord(&got)["pharmacy"], Value::Null);
+}
+
+#[tokio::test]
+async fn a_pharmacy_near_an_address_without_its_country_is_refused() {
+    let (_sb, _ada, _id, r) = pharmacy_near(json!({ "address": { "postalCode": "02110" } })).await;
+
+    let c = change_at(&r, "pharmacy.pharmacy.near.address.country");
+    assert_eq!(c["status"], "REJECTED", "{c:#}");
+}
+
+#[tokio::test]
+async fn a_pharmacy_near_an_address_the_network_cannot_place_is_refused_in_words() {
+    let (_sb, _ada, _id, r) =
+        pharmacy_near(json!({ "address": { "city": "Atlantis", "country": "US" } })).await;
+
+    let c = change_at(&r, "pharmacy.pharmacy.near.address");
+    assert_eq!(c["status"], "REJECTED", "{c:#}");
+    assert!(
+        c["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("cannot place")),
+        "{c:#}"
+    );
+}
+
+#[tokio::test]
+async fn a_pharmacy_near_an_address_by_city_sorts_from_the_pharmacies_of_that_city() {
+    let (_sb, _ada, _id, r) =
+        pharmacy_near(json!({ "address": { "city": "somerville", "country": "US" } })).await;
+
+    let c = pharmacy_change(&r, "unappliedChanges");
+    assert_eq!(c["status"], "AMBIGUOUS", "{c:#}");
+    assert_eq!(
+        option_values(&c).first().map(String::as_str),
+        Some(CORNERSTONE),
+        "{c:#}"
+    );
+}
+
+/// The price summary of the option for `pharmacy` among `change`'s options.
+fn price_of<'c>(change: &'c Value, pharmacy: &str) -> &'c Value {
+    let option = change["options"]
+        .as_array()
+        .and_then(|o| o.iter().find(|o| o["value"] == pharmacy))
+        .unwrap_or_else(|| panic!("no option {pharmacy} in {change:#}"));
+    &option["offers"][0]["priceSummary"]
+}
+
+#[tokio::test]
+async fn an_offer_where_every_medication_is_priced_carries_its_total_retail_and_savings() {
+    let (_sb, _ada, _id, r) = pharmacy_near(json!({ "latLong": {
+        "latitude": "42.3570", "longitude": "-71.0520"
+    }}))
+    .await;
+
+    let c = pharmacy_change(&r, "unappliedChanges");
+    assert_eq!(
+        price_of(&c, HARBOR_DOWNTOWN),
+        &json!({ "priceType": "CASH", "totalAmount": 4.0, "totalRetailAmount": 12.99, "totalSavings": 8.99 }),
+        "{c:#}"
+    );
+    assert_eq!(price_of(&c, MAILRX)["priceType"], "MEMBERSHIP", "{c:#}");
+}
+
+#[tokio::test]
+async fn an_offer_at_a_pharmacy_without_prices_is_priceless() {
+    let (_sb, _ada, _id, r) = pharmacy_near(json!({ "latLong": {
+        "latitude": "42.3570", "longitude": "-71.0520"
+    }}))
+    .await;
+
+    let c = pharmacy_change(&r, "unappliedChanges");
+    assert_eq!(price_of(&c, HARBOR_SOUTHSIDE), &Value::Null, "{c:#}");
 }

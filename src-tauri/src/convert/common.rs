@@ -6,7 +6,10 @@ use rxdesk_client::ClientError;
 use rxdesk_client::network::Choice;
 use rxdesk_client::network::documents as net;
 
-use crate::ipc::{ChangeNote, ChangeSeverity, ChangeStatus, ChoiceView, CommandError};
+use crate::ipc::{
+    ChangeNote, ChangeSeverity, ChangeStatus, ChoiceView, CommandError, OfferView, PriceKind,
+    PriceView,
+};
 
 impl From<ClientError> for CommandError {
     fn from(e: ClientError) -> Self {
@@ -48,19 +51,31 @@ impl From<ClientError> for CommandError {
     }
 }
 
-fn offer_words(offer: &net::PharmacyOffer) -> String {
-    let mut words = vec![offer.source.clone()];
-    if offer.is_promoted {
-        words.push("promoted".to_owned());
-    }
-    words.extend(offer.attribute_tags.iter().map(|t| t.label.clone()));
-    words.extend(
-        offer
+fn offer_view(offer: &net::PharmacyOffer) -> OfferView {
+    OfferView {
+        source: offer.source.clone(),
+        promoted: offer.is_promoted,
+        tags: offer
+            .attribute_tags
+            .iter()
+            .map(|t| t.label.clone())
+            .collect(),
+        price: offer.price_summary.as_ref().map(|p| PriceView {
+            kind: p.price_type.map(|kind| match kind {
+                net::OfferPriceType::Cash => PriceKind::Cash,
+                net::OfferPriceType::Insurance => PriceKind::Insurance,
+                net::OfferPriceType::Membership => PriceKind::Membership,
+            }),
+            total: p.total_amount,
+            retail: p.total_retail_amount,
+            savings: p.total_savings,
+        }),
+        delivery: offer
             .prescription_delivery_estimates
             .iter()
-            .map(|e| e.delivery_promise.clone()),
-    );
-    words.join(" · ")
+            .map(|e| e.delivery_promise.clone())
+            .collect(),
+    }
 }
 
 pub fn choice_view(choice: &Choice) -> ChoiceView {
@@ -70,7 +85,7 @@ pub fn choice_view(choice: &Choice) -> ChoiceView {
         argument: choice.argument.clone(),
         value: choice.value.clone(),
         exact: choice.exact,
-        offers: choice.offers.iter().map(offer_words).collect(),
+        offers: choice.offers.iter().map(offer_view).collect(),
     }
 }
 

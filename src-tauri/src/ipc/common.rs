@@ -66,8 +66,44 @@ pub struct ChoiceView {
     pub value: Option<String>,
     /// The network says it matched exactly (name or RxNorm code).
     pub exact: bool,
-    /// Pharmacy options: the offers, in words.
-    pub offers: Vec<String>,
+    /// Pharmacy options: the network's offers.
+    pub offers: Vec<OfferView>,
+}
+
+/// A pharmacy option's offer, as the network made it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct OfferView {
+    /// Who makes the offer.
+    pub source: String,
+    pub promoted: bool,
+    /// How it fulfils, in the network's words ("Pick-up", "Mail order").
+    pub tags: Vec<String>,
+    /// What the patient pays, when the network has a price there.
+    pub price: Option<PriceView>,
+    /// When, per prescription, in the network's words.
+    pub delivery: Vec<String>,
+}
+
+/// An offer's price for all of the order's prescriptions, in dollars.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PriceView {
+    pub kind: Option<PriceKind>,
+    /// What the patient pays.
+    pub total: Option<f64>,
+    /// The list price.
+    pub retail: Option<f64>,
+    pub savings: Option<f64>,
+}
+
+/// How a price is paid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum PriceKind {
+    Cash,
+    Insurance,
+    Membership,
 }
 
 /// One input the network applied, rejected or could not decide.

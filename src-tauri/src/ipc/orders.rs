@@ -68,8 +68,13 @@ pub enum OrderOutcome {
 #[serde(rename_all = "camelCase")]
 pub struct PharmacySearch {
     pub name: Option<String>,
-    /// An address or place, in words.
+    /// A US postal code, a city (`Boston, MA`), or a latitude and longitude
+    /// (`42.35, -71.06`).
     pub near: Option<String>,
+    /// Miles around a latitude and longitude; without it the nearest come first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub radius_miles: Option<u32>,
     pub fulfillment: Option<Fulfillment>,
 }
 

@@ -166,9 +166,39 @@ argument: string | null, value: string | null,
  */
 exact: boolean, 
 /**
- * Pharmacy options: the offers, in words.
+ * Pharmacy options: the network's offers.
  */
-offers: Array<string>, };
+offers: Array<OfferView>, };
+
+export type OfferView = { 
+/**
+ * Who makes the offer.
+ */
+source: string, promoted: boolean, 
+/**
+ * How it fulfils, in the network's words ("Pick-up", "Mail order").
+ */
+tags: Array<string>, 
+/**
+ * What the patient pays, when the network has a price there.
+ */
+price: PriceView | null, 
+/**
+ * When, per prescription, in the network's words.
+ */
+delivery: Array<string>, };
+
+export type PriceView = { kind: PriceKind | null, 
+/**
+ * What the patient pays.
+ */
+total: number | null, 
+/**
+ * The list price.
+ */
+retail: number | null, savings: number | null, };
+
+export type PriceKind = "cash" | "insurance" | "membership";
 
 export type ChangeNote = { 
 /**
@@ -306,9 +336,14 @@ resumed?: Resumed, } | { "kind": "notSaved", problems: Array<ChangeNote>, };
 
 export type PharmacySearch = { name: string | null, 
 /**
- * An address or place, in words.
+ * A US postal code, a city (`Boston, MA`), or a latitude and longitude
+ * (`42.35, -71.06`).
  */
-near: string | null, fulfillment: Fulfillment | null, };
+near: string | null, 
+/**
+ * Miles around a latitude and longitude; without it the nearest come first.
+ */
+radiusMiles?: number, fulfillment: Fulfillment | null, };
 
 export type PharmacyAnswer = { "kind": "chosen", order: OrderView, } | { "kind": "options", options: Array<ChoiceView>, } | { "kind": "nothing", reasons: Array<ChangeNote>, };
 

@@ -12,6 +12,8 @@ import type {
   MedicationStatus,
   OrderState,
   OrderView,
+  PriceKind,
+  PriceView,
   Sex,
   SigningState,
 } from '../bindings/ipc';
@@ -53,6 +55,23 @@ export const ORDER_STATE_WORDS: Record<OrderState, string> = {
 };
 
 export const FULFILLMENT_WORDS: Record<Fulfillment, string> = { PICK_UP: 'Pick-up', MAIL_ORDER: 'Mail order' };
+
+export const PRICE_KIND_WORDS: Record<PriceKind, string> = { cash: 'cash price', insurance: 'with insurance', membership: 'with membership' };
+
+function dollars(amount: number): string {
+  return `$${amount.toFixed(2)}`;
+}
+
+/** "$4.00 cash price · list $12.99 · saves $8.99": only what the network gave. */
+export function priceWords(price: PriceView): string {
+  const parts: string[] = [];
+  if (price.total !== null) {
+    parts.push(price.kind === null ? dollars(price.total) : `${dollars(price.total)} ${PRICE_KIND_WORDS[price.kind]}`);
+  }
+  if (price.retail !== null) parts.push(`list ${dollars(price.retail)}`);
+  if (price.savings !== null && price.savings > 0) parts.push(`saves ${dollars(price.savings)}`);
+  return parts.join(' · ');
+}
 
 /** "30 tablet · 30 days supply · 2 refills", saying what is missing. */
 export function dispenseText(d: DispenseView): string {

@@ -37,8 +37,14 @@ describe('an order', () => {
       .on('find_pharmacies', () => ({
         kind: 'options',
         options: [
-          { label: 'Corner Pharmacy, 1 Main St', reason: null, argument: 'pharmacyId', value: 'ph_1', exact: false, offers: ['Pick-up today after 3 pm'] },
-          { label: 'MailRx', reason: null, argument: 'pharmacyId', value: 'ph_2', exact: false, offers: ['Mail order, 2–3 days', 'Free delivery'] },
+          {
+            label: 'Corner Pharmacy, 1 Main St', reason: '0.4 miles away', argument: 'pharmacyId', value: 'ph_1', exact: false,
+            offers: [{ source: 'net', promoted: false, tags: ['Pick-up'], price: { kind: 'cash', total: 4, retail: 12.99, savings: 8.99 }, delivery: ['Pick-up today after 3 pm'] }],
+          },
+          {
+            label: 'MailRx', reason: null, argument: 'pharmacyId', value: 'ph_2', exact: false,
+            offers: [{ source: 'net', promoted: true, tags: ['Mail order'], price: null, delivery: ['Mail order, 2–3 days'] }],
+          },
         ],
       }))
       .on('choose_pharmacy', () => ({
@@ -50,7 +56,7 @@ describe('an order', () => {
     await go({ name: 'order', id: 'ord_1', notes: [] });
     expect(root.textContent).toContain('The patient chooses the pharmacy');
     type(byLabel(root, 'Pharmacy name'), 'Rx');
-    type(byLabel(root, 'Near (address or place)'), 'Main St');
+    type(byLabel(root, 'Near (postal code, city, or latitude, longitude)'), 'Main St');
     (root.querySelector('input[type="radio"][value="MAIL_ORDER"]') as HTMLInputElement).click();
     flushSync();
     button(root, 'Find pharmacies').click();
@@ -59,13 +65,40 @@ describe('an order', () => {
     expect(fake.callsOf('find_pharmacies')[0]?.args).toEqual({ action: expect.any(String), orderId: 'ord_1', search: { name: 'Rx', near: 'Main St', fulfillment: 'MAIL_ORDER' } });
     const list = root.querySelector('[aria-label="Pharmacies found"]');
     const items = [...(list?.querySelectorAll(':scope > li') ?? [])];
+    expect(items[0]?.textContent).toContain('0.4 miles away');
+    expect(items[0]?.textContent).toContain('$4.00 cash price · list $12.99 · saves $8.99');
     expect(items[0]?.textContent).toContain('Pick-up today after 3 pm');
     expect(items[1]?.textContent).toContain('Mail order, 2–3 days');
-    expect(items[1]?.textContent).toContain('Free delivery');
+    expect(items[1]?.textContent).toContain('No price given');
+    expect(items[1]?.textContent).toContain('(promoted)');
     button(root, 'Choose MailRx').click();
     await settle();
     expect(fake.callsOf('choose_pharmacy')[0]?.args).toEqual({ action: expect.any(String), orderId: 'ord_1', pharmacyId: 'ph_2' });
     expect(root.textContent).toContain('MailRx, PO Box 1');
+  });
+
+  it('sends a radius with a latitude and longitude, and refuses one that is not whole miles without sending', async () => {
+    const fake = orderApp();
+    fake.on('find_pharmacies', () => ({ kind: 'options', options: [] }));
+    const root = await startApp(fake, MO_SESSION);
+    await go({ name: 'order', id: 'ord_1', notes: [] });
+    type(byLabel(root, 'Near (postal code, city, or latitude, longitude)'), '42.35, -71.07');
+    type(byLabel(root, 'Within (miles, around a latitude, longitude)'), '2.5');
+    button(root, 'Find pharmacies').click();
+    await settle();
+
+    expect(fake.callsOf('find_pharmacies')).toHaveLength(0);
+    expect(root.textContent).toContain('The radius is a whole number of miles, at least 1.');
+
+    type(byLabel(root, 'Within (miles, around a latitude, longitude)'), '3');
+    button(root, 'Find pharmacies').click();
+    await settle();
+
+    expect(fake.callsOf('find_pharmacies')[0]?.args).toEqual({
+      action: expect.any(String),
+      orderId: 'ord_1',
+      search: { name: null, near: '42.35, -71.07', radiusMiles: 3, fulfillment: null },
+    });
   });
 
   it('shows why the network did not send the order, with its reasons, in place', async () => {

@@ -15,7 +15,8 @@ use std::collections::{HashMap, HashSet};
 
 pub use crate::fixture::tables::{
     AllergenEntry, CatalogTables, DiagnosisEntry, MedicationEntry, PatientSeed, PharmacyEntry,
-    RuleKind, ScreeningRuleEntry, TemplateDispense, TemplateEntry, diagnosis_id,
+    PriceEntry, PriceKind, RuleKind, ScreeningRuleEntry, TemplateDispense, TemplateEntry,
+    diagnosis_id,
 };
 use crate::fixture::{Fixture, FixtureError, Rule};
 
@@ -32,6 +33,7 @@ pub struct Catalog {
     pub rules: Vec<ScreeningRuleEntry>,
     pub diagnoses: Vec<DiagnosisEntry>,
     pub pharmacies: Vec<PharmacyEntry>,
+    pub prices: Vec<PriceEntry>,
     pub templates: Vec<TemplateEntry>,
     medication_index: HashMap<String, usize>,
     allergen_index: HashMap<String, usize>,
@@ -61,6 +63,7 @@ impl Catalog {
             rules: pick(own.screening_rules.is_empty()),
             diagnoses: pick(own.diagnoses.is_empty()),
             pharmacies: pick(own.pharmacies.is_empty()),
+            prices: pick(own.prices.is_empty()),
             fixture: fixture.file.clone(),
         };
         fn choose<T: Clone>(own: &[T], builtin: Vec<T>) -> Vec<T> {
@@ -76,12 +79,25 @@ impl Catalog {
             rules: choose(&own.screening_rules, builtin.screening_rules),
             diagnoses: choose(&own.diagnoses, builtin.diagnoses),
             pharmacies: choose(&own.pharmacies, builtin.pharmacies),
+            prices: own.prices.clone(),
             templates: fixture.templates.clone(),
             ..Self::default()
         };
         catalog.medication_index = index(&catalog.medications, |m| &m.id);
-        catalog.allergen_index = index(&catalog.allergens, |a| &a.id);
         catalog.pharmacy_index = index(&catalog.pharmacies, |p| &p.id);
+        if own.prices.is_empty() {
+            // The built-in prices, for the pharmacies and medications in force: a
+            // fixture with a catalog of its own keeps those that still fit.
+            catalog.prices = builtin
+                .prices
+                .into_iter()
+                .filter(|p| {
+                    catalog.pharmacy(&p.pharmacy).is_some()
+                        && catalog.medication(&p.medication).is_some()
+                })
+                .collect();
+        }
+        catalog.allergen_index = index(&catalog.allergens, |a| &a.id);
         catalog.validate(fixture, &files)?;
         Ok(catalog)
     }
@@ -96,6 +112,13 @@ impl Catalog {
 
     pub fn pharmacy(&self, id: &str) -> Option<&PharmacyEntry> {
         self.pharmacy_index.get(id).map(|&i| &self.pharmacies[i])
+    }
+
+    /// The price of `medication` at `pharmacy`, when the catalog has one.
+    pub fn price(&self, pharmacy: &str, medication: &str) -> Option<&PriceEntry> {
+        self.prices
+            .iter()
+            .find(|p| p.pharmacy == pharmacy && p.medication == medication)
     }
 
     pub fn diagnosis_by_code(&self, code: &str) -> Option<&DiagnosisEntry> {
@@ -243,6 +266,42 @@ impl Catalog {
             };
             check().map_err(|r| fail(&files.pharmacies, entry, r))?;
         }
+        let mut priced = HashSet::new();
+        for (i, p) in self.prices.iter().enumerate() {
+            let entry = format!("[[prices]] #{} ({} at {})", i + 1, p.medication, p.pharmacy);
+            let mut check = || -> Result<(), Rule> {
+                if self.pharmacy(&p.pharmacy).is_none() {
+                    return Err(Rule::UnknownReference {
+                        what: "pharmacy",
+                        reference: p.pharmacy.clone(),
+                    });
+                }
+                if self.medication(&p.medication).is_none() {
+                    return Err(Rule::UnknownReference {
+                        what: "medication",
+                        reference: p.medication.clone(),
+                    });
+                }
+                if !(p.total.is_finite() && p.retail.is_finite()) || p.total < 0.0 {
+                    return Err(Rule::InvalidValue(
+                        "`total` and `retail` are amounts in dollars, not below 0".into(),
+                    ));
+                }
+                if p.retail < p.total {
+                    return Err(Rule::InvalidValue(
+                        "`retail` (the list price) cannot be below `total` (what the patient pays)"
+                            .into(),
+                    ));
+                }
+                if !priced.insert((p.pharmacy.as_str(), p.medication.as_str())) {
+                    return Err(Rule::InvalidValue(
+                        "that medication already has a price at that pharmacy".into(),
+                    ));
+                }
+                Ok(())
+            };
+            check().map_err(|r| fail(&files.prices, entry, r))?;
+        }
         let orgs: HashSet<&str> = fixture
             .organizations
             .iter()
@@ -331,6 +390,7 @@ struct Files {
     rules: String,
     diagnoses: String,
     pharmacies: String,
+    prices: String,
     fixture: String,
 }
 

@@ -1,16 +1,25 @@
 //! Pharmacy search: narrowing the catalog's pharmacies by id, name, location and
-//! fulfillment type, and the offers shown beside each option. The sandbox has no
-//! geocoder: an address is placed at the pharmacies of its postal code (or else
-//! its city), which is enough to sort by distance.
+//! fulfillment type, and the offers shown beside each option (delivery promises,
+//! and prices from the catalog's `[[prices]]`). As on the network, `near` takes
+//! `latLong` (with `radiusMiles` to filter, or without it to sort by distance) or
+//! `address` (sorted by distance); `near.text` is refused, since the network does
+//! not support it yet. The sandbox has no geocoder: an address is placed at the
+//! pharmacies of its postal code (or else its city), which is enough to sort by
+//! distance.
 
-use super::{Catalog, PharmacyEntry};
+use super::{Catalog, PharmacyEntry, PriceKind};
 use crate::network::types::{
-    FulfillmentType, LocationInput, MatchReason, MatchReasonType, OfferAttributeTag, PharmacyOffer,
-    PharmacyReferenceInput, PrescriptionDeliveryEstimate,
+    FulfillmentType, LocationInput, MatchReason, MatchReasonType, OfferAttributeTag,
+    OfferPriceSummary, OfferPriceType, PharmacyOffer, PharmacyReferenceInput,
+    PrescriptionDeliveryEstimate,
 };
 
 /// At most this many pharmacies are offered.
 pub const MAX_OPTIONS: usize = 20;
+
+/// What the network answers to `near.text` (its order page: "`text` isn't
+/// supported yet").
+pub const TEXT_NOT_SUPPORTED: &str = "`near.text` isn't supported by the network yet: send `near.address` (sorted by distance) or `near.latLong` (with `radiusMiles` to filter)";
 
 /// A pharmacy that fits, with why and how far (miles) when a location was given.
 #[derive(Debug)]
@@ -18,6 +27,23 @@ pub struct Hit<'a> {
     pub pharmacy: &'a PharmacyEntry,
     pub reasons: Vec<MatchReason>,
     pub miles: Option<f64>,
+}
+
+/// Why a pharmacy reference cannot be used: the input field at fault, below the
+/// reference (`near.text`, `near.address.country`, …), and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub field: &'static str,
+    pub reason: String,
+}
+
+impl Refusal {
+    fn at(field: &'static str, reason: impl Into<String>) -> Self {
+        Self {
+            field,
+            reason: reason.into(),
+        }
+    }
 }
 
 fn reason(kind: MatchReasonType, label: &str) -> MatchReason {
@@ -37,71 +63,72 @@ pub fn miles_between(a: (f64, f64), b: (f64, f64)) -> f64 {
     2.0 * 3958.8 * h.sqrt().asin()
 }
 
-/// Where `near` points, with the radius to filter by; `Err` says why it cannot.
-fn centre(catalog: &Catalog, near: &LocationInput) -> Result<((f64, f64), Option<f64>), String> {
-    if let Some(ll) = &near.lat_long {
-        let lat: f64 = ll
-            .latitude
-            .trim()
-            .parse()
-            .map_err(|_| "latitude is not a number".to_owned())?;
-        let lon: f64 = ll
-            .longitude
-            .trim()
-            .parse()
-            .map_err(|_| "longitude is not a number".to_owned())?;
-        if !(-90.0..=90.0).contains(&lat) || !(-180.0..=180.0).contains(&lon) {
-            return Err("latitude/longitude out of range".to_owned());
+/// Where `near` points, with the radius to filter by; a refusal says why it cannot.
+fn centre(catalog: &Catalog, near: &LocationInput) -> Result<((f64, f64), Option<f64>), Refusal> {
+    let LocationInput {
+        lat_long,
+        address,
+        text,
+    } = near;
+    match (lat_long, address, text) {
+        (_, _, Some(_)) => Err(Refusal::at("near.text", TEXT_NOT_SUPPORTED)),
+        (Some(_), Some(_), None) => Err(Refusal::at(
+            "near",
+            "Send one of `near.latLong` or `near.address`, not both",
+        )),
+        (Some(ll), None, None) => {
+            let number = |value: &str, what: &str| {
+                value
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite())
+                    .ok_or_else(|| Refusal::at("near.latLong", format!("{what} is not a number")))
+            };
+            let lat = number(&ll.latitude, "latitude")?;
+            let lon = number(&ll.longitude, "longitude")?;
+            if !(-90.0..=90.0).contains(&lat) || !(-180.0..=180.0).contains(&lon) {
+                return Err(Refusal::at(
+                    "near.latLong",
+                    "latitude/longitude out of range",
+                ));
+            }
+            if ll.radius_miles.is_some_and(|r| r < 1) {
+                return Err(Refusal::at(
+                    "near.latLong.radiusMiles",
+                    "radiusMiles must be at least 1",
+                ));
+            }
+            Ok(((lat, lon), ll.radius_miles.map(f64::from)))
         }
-        return Ok(((lat, lon), ll.radius_miles.map(f64::from)));
+        (None, Some(address), None) => {
+            if address
+                .country
+                .as_deref()
+                .is_none_or(|c| c.trim().is_empty())
+            {
+                return Err(Refusal::at(
+                    "near.address.country",
+                    "An address needs its country",
+                ));
+            }
+            let zip = address.postal_code.as_deref().map(str::trim);
+            let city = address.city.as_deref().map(str::trim);
+            let same = |p: &&PharmacyEntry| match (zip, city) {
+                (Some(zip), _) if !zip.is_empty() && p.postal_code == zip => true,
+                (_, Some(city)) => p.city.eq_ignore_ascii_case(city),
+                _ => false,
+            };
+            let around: Vec<&PharmacyEntry> = catalog.pharmacies.iter().filter(same).collect();
+            centroid(&around).map(|c| (c, None)).ok_or_else(|| {
+                Refusal::at(
+                    "near.address",
+                    "The network cannot place that address: give a postal code or city it knows, or send latLong",
+                )
+            })
+        }
+        (None, None, None) => Err(Refusal::at("near", "`near` needs latLong or address")),
     }
-    if let Some(address) = &near.address {
-        let same = |p: &&PharmacyEntry| match (&address.postal_code, &address.city) {
-            (Some(zip), _) if p.postal_code == zip.trim() => true,
-            (_, Some(city)) => p.city.eq_ignore_ascii_case(city.trim()),
-            _ => false,
-        };
-        let around: Vec<&PharmacyEntry> = catalog.pharmacies.iter().filter(same).collect();
-        return centroid(&around).map(|c| (c, None)).ok_or_else(|| {
-            "the sandbox knows no location for that address (give a postal code or city it has pharmacies in, or latLong)".to_owned()
-        });
-    }
-    if let Some(text) = &near.text {
-        // Free text: a postal code in it wins, else a city it names.
-        let lower = text.to_lowercase();
-        let codes: Vec<&str> = lower
-            .split(|c: char| !c.is_ascii_digit())
-            .filter(|w| !w.is_empty())
-            .collect();
-        let by_code: Vec<&PharmacyEntry> = catalog
-            .pharmacies
-            .iter()
-            .filter(|p| codes.contains(&p.postal_code.as_str()))
-            .collect();
-        let around = if by_code.is_empty() {
-            catalog
-                .pharmacies
-                .iter()
-                .filter(|p| names_city(&lower, &p.city))
-                .collect()
-        } else {
-            by_code
-        };
-        return centroid(&around).map(|c| (c, None)).ok_or_else(|| {
-            "the sandbox knows no place in that text (name a postal code or city it has pharmacies in, or send latLong)".to_owned()
-        });
-    }
-    Err("`near` needs latLong, address or text".to_owned())
-}
-
-/// Whether lower-cased `text` names `city` as a whole word (or words).
-fn names_city(text: &str, city: &str) -> bool {
-    let city = city.to_lowercase();
-    text.match_indices(&city).any(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + city.len()..].chars().next();
-        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
-    })
 }
 
 /// The middle of the pharmacies `around` (none → `None`).
@@ -116,11 +143,11 @@ fn centroid(around: &[&PharmacyEntry]) -> Option<(f64, f64)> {
 }
 
 /// The pharmacies that fit every field of `reference`, nearest first when a
-/// location was given; `Err` says why the reference cannot be used.
+/// location was given; a refusal says why the reference cannot be used.
 pub fn search<'a>(
     catalog: &'a Catalog,
     reference: &PharmacyReferenceInput,
-) -> Result<Vec<Hit<'a>>, String> {
+) -> Result<Vec<Hit<'a>>, Refusal> {
     let location = reference
         .near
         .as_ref()
@@ -192,9 +219,23 @@ fn fulfillment_label(kind: FulfillmentType) -> &'static str {
     }
 }
 
-/// The sandbox's offer of a pharmacy for these prescriptions: how it fulfils and
-/// when, deterministic (no prices: the sandbox does not invent them).
-pub fn offers(pharmacy: &PharmacyEntry, prescription_ids: &[String]) -> Vec<PharmacyOffer> {
+/// A prescription an offer is made for: its id and its medication's.
+#[derive(Debug, Clone, Copy)]
+pub struct OfferFor<'a> {
+    pub prescription_id: &'a str,
+    pub medication_id: &'a str,
+}
+
+/// The sandbox's offers of a pharmacy for these prescriptions, one per way it
+/// fulfils: when (deterministic), and at what price when the catalog prices every
+/// one of the prescriptions' medications there, in one kind of price. A pharmacy
+/// without prices, or an offer for no prescription, is priceless.
+pub fn offers(
+    catalog: &Catalog,
+    pharmacy: &PharmacyEntry,
+    prescriptions: &[OfferFor<'_>],
+) -> Vec<PharmacyOffer> {
+    let price_summary = price_summary(catalog, pharmacy, prescriptions);
     pharmacy
         .fulfillment_types
         .iter()
@@ -205,11 +246,11 @@ pub fn offers(pharmacy: &PharmacyEntry, prescription_ids: &[String]) -> Vec<Phar
                 kind: "FULFILLMENT".to_owned(),
                 label: fulfillment_label(kind).to_owned(),
             }],
-            price_summary: None,
-            prescription_delivery_estimates: prescription_ids
+            price_summary: price_summary.clone(),
+            prescription_delivery_estimates: prescriptions
                 .iter()
-                .map(|id| PrescriptionDeliveryEstimate {
-                    prescription_id: id.clone().into(),
+                .map(|p| PrescriptionDeliveryEstimate {
+                    prescription_id: p.prescription_id.to_owned().into(),
                     delivery_promise: match kind {
                         FulfillmentType::PickUp => "Ready for pick-up in about an hour".to_owned(),
                         FulfillmentType::MailOrder => "Delivered in 2–4 days".to_owned(),
@@ -220,6 +261,37 @@ pub fn offers(pharmacy: &PharmacyEntry, prescription_ids: &[String]) -> Vec<Phar
                 .collect(),
         })
         .collect()
+}
+
+/// The prescriptions' prices at `pharmacy` added up: `None` unless every one is
+/// priced there, all in one kind. Amounts in dollars, rounded to the cent.
+fn price_summary(
+    catalog: &Catalog,
+    pharmacy: &PharmacyEntry,
+    prescriptions: &[OfferFor<'_>],
+) -> Option<OfferPriceSummary> {
+    let (first, rest) = prescriptions.split_first()?;
+    let first = catalog.price(&pharmacy.id, first.medication_id)?;
+    let (mut total, mut retail) = (first.total, first.retail);
+    for p in rest {
+        let price = catalog.price(&pharmacy.id, p.medication_id)?;
+        if price.kind != first.kind {
+            return None;
+        }
+        total += price.total;
+        retail += price.retail;
+    }
+    let cents = |dollars: f64| (dollars * 100.0).round() / 100.0;
+    Some(OfferPriceSummary {
+        price_type: Some(match first.kind {
+            PriceKind::Cash => OfferPriceType::Cash,
+            PriceKind::Insurance => OfferPriceType::Insurance,
+            PriceKind::Membership => OfferPriceType::Membership,
+        }),
+        total_amount: Some(cents(total)),
+        total_retail_amount: Some(cents(retail)),
+        total_savings: Some(cents(retail - total)),
+    })
 }
 
 #[cfg(test)]

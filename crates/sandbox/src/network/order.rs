@@ -15,6 +15,7 @@ use super::types::{
     PrescriptionReferenceInput,
 };
 use super::validate;
+use crate::catalog::pharmacies::OfferFor;
 use crate::store::StoreError;
 use crate::store::records::{self, ExceptionDoc, OrderDoc, PrescriptionDoc, new_id, now};
 
@@ -156,7 +157,7 @@ fn update(
     }
     let mut pharmacy_changed = false;
     if let Some(choice) = input.pharmacy {
-        pharmacy_changed = pharmacy(call, &mut doc, choice, &mut changes);
+        pharmacy_changed = pharmacy(call, &mut doc, choice, &mut changes)?;
     }
     match input.state {
         None => {}
@@ -350,13 +351,25 @@ fn prescriptions(
     Ok(())
 }
 
+/// The order's prescriptions with their medications, which the pharmacies'
+/// offers are priced for.
+fn offered_for(call: &Call<'_>, doc: &OrderDoc) -> Result<Vec<(String, String)>, StoreError> {
+    let mut on_order = Vec::with_capacity(doc.prescription_ids.len());
+    for id in &doc.prescription_ids {
+        if let Some(rx) = records::prescription(call.conn()?, call.org, id)? {
+            on_order.push((rx.id, rx.treatment.id.to_string()));
+        }
+    }
+    Ok(on_order)
+}
+
 /// Applies a pharmacy choice; true when the pharmacy changed.
 fn pharmacy(
     call: &Call<'_>,
     doc: &mut OrderDoc,
     choice: super::types::OrderPharmacyInput,
     changes: &mut Changes,
-) -> bool {
+) -> Result<bool, StoreError> {
     const KEY: &str = "pharmacy";
     if doc.state == OrderState::Canceled {
         changes.push(rejected(
@@ -364,7 +377,7 @@ fn pharmacy(
             ChangeCategory::InvalidInput,
             "A canceled order cannot change",
         ));
-        return false;
+        return Ok(false);
     }
     match (choice.pharmacy, choice.none == Some(true)) {
         (Some(_), true) | (None, false) => {
@@ -373,7 +386,7 @@ fn pharmacy(
                 ChangeCategory::InvalidInput,
                 "Send exactly one of `pharmacy` or `none: true`",
             ));
-            false
+            Ok(false)
         }
         (None, true) => {
             let before = doc.pharmacy_id.take();
@@ -385,21 +398,29 @@ fn pharmacy(
                     None,
                 ));
             }
-            before.is_some()
+            Ok(before.is_some())
         }
         (Some(reference), false) => {
             let key = "pharmacy.pharmacy";
+            let on_order = offered_for(call, doc)?;
+            let prescriptions: Vec<OfferFor<'_>> = on_order
+                .iter()
+                .map(|(rx, medication)| OfferFor {
+                    prescription_id: rx,
+                    medication_id: medication,
+                })
+                .collect();
             match super::patient::pharmacy_change(
                 call,
                 &reference,
                 key,
                 "order",
                 "pharmacy.pharmacy.id",
-                &doc.prescription_ids,
+                &prescriptions,
             ) {
                 Ok(id) => {
                     if doc.pharmacy_id.as_deref() == Some(&id) {
-                        return false;
+                        return Ok(false);
                     }
                     changes.push(Change::resolved(
                         key,
@@ -409,11 +430,11 @@ fn pharmacy(
                         ChangeOperation::Modified,
                     ));
                     doc.pharmacy_id = Some(id);
-                    true
+                    Ok(true)
                 }
                 Err(change) => {
                     changes.push(*change);
-                    false
+                    Ok(false)
                 }
             }
         }

@@ -593,18 +593,25 @@ fn benefits(doc: &mut PatientDoc, patch: super::types::BenefitsPatch, changes: &
 }
 
 /// The change answering a pharmacy reference: applied (one fit), ambiguous (the
-/// options), or rejected. `argument` is where an option's id goes.
+/// options, with offers for `prescriptions`), or rejected — on the field at
+/// fault when one is (`…near.text`). `argument` is where an option's id goes.
 pub fn pharmacy_change(
     call: &Call<'_>,
     reference: &PharmacyReferenceInput,
     key: &str,
     operation: &str,
     argument: &str,
-    prescription_ids: &[String],
+    prescriptions: &[pharmacies::OfferFor<'_>],
 ) -> Result<String, Box<Change>> {
     let hits = match pharmacies::search(call.catalog, reference) {
         Ok(hits) => hits,
-        Err(reason) => return Err(Box::new(invalid(key, "Pharmacy", reason))),
+        Err(refusal) => {
+            return Err(Box::new(invalid(
+                &format!("{key}.{}", refusal.field),
+                "Pharmacy",
+                refusal.reason,
+            )));
+        }
     };
     let input = reference
         .name
@@ -632,7 +639,7 @@ pub fn pharmacy_change(
                         value: Some(hit.pharmacy.id.clone()),
                         entity_match: None,
                         match_reasons: Some(hit.reasons),
-                        offers: pharmacies::offers(hit.pharmacy, prescription_ids),
+                        offers: pharmacies::offers(call.catalog, hit.pharmacy, prescriptions),
                     })
                 })
                 .collect();

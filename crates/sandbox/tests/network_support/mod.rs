@@ -137,7 +137,7 @@ fragment ChangeFields on Change {
     __typename displayName reason operation argument value
     match { matchType confidence }
     ... on GenericChangeOption { matchReasons { type label confidence } }
-    ... on PharmacyChangeOption { matchReasons { type label confidence } offers { source isPromoted } }
+    ... on PharmacyChangeOption { matchReasons { type label confidence } offers { source isPromoted priceSummary { priceType totalAmount totalRetailAmount totalSavings } prescriptionDeliveryEstimates { prescriptionId deliveryPromise } } }
   }
   detail {
     __typename

@@ -2,13 +2,11 @@
 //! added or removed, a pharmacy chosen from the network's options (or left to
 //! the patient), Send (refused with the network's reasons in place), Cancel.
 
-use rxdesk_client::network::documents::{
-    LocationInput, Order, OrderCandidate, PharmacyReferenceInput,
-};
+use rxdesk_client::network::documents::{Order, OrderCandidate, PharmacyReferenceInput};
 use rxdesk_client::network::{OrderChanges, Outcome, PharmacyMatches};
 
 use super::{AppCore, ambiguity_note, idempotency_key, is_repeat, not_found, resumable_for};
-use crate::convert::{change_notes, choice_view, net_fulfillment, order_view, trimmed};
+use crate::convert::{change_notes, choice_view, near_input, net_fulfillment, order_view, trimmed};
 use crate::index::Scope;
 use crate::ipc::{
     CommandError, CreateKey, OrderOutcome, OrderView, PharmacyAnswer, PharmacySearch, RecordKind,
@@ -208,12 +206,14 @@ impl AppCore {
             search.name.as_deref().unwrap_or_default(),
         )?;
         crate::convert::plain_text("near", "Near", search.near.as_deref().unwrap_or_default())?;
+        let near = match trimmed(search.near.as_deref()) {
+            Some(near) => Some(near_input(&near, search.radius_miles)?),
+            None if search.radius_miles.is_some() => Some(near_input("", search.radius_miles)?),
+            None => None,
+        };
         let reference = PharmacyReferenceInput {
             name: trimmed(search.name.as_deref()),
-            near: trimmed(search.near.as_deref()).map(|text| LocationInput {
-                text: Some(text),
-                ..Default::default()
-            }),
+            near,
             fulfillment_type: search.fulfillment.map(net_fulfillment),
             ..Default::default()
         };

@@ -3,7 +3,7 @@
 
 use cynic::Id;
 
-use super::common::{AddressInput, Date, schema};
+use super::common::{AddressInput, Date, DateTime, schema};
 
 #[derive(cynic::Enum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FulfillmentType {
@@ -16,7 +16,26 @@ pub struct PharmacyOffer {
     pub source: String,
     pub is_promoted: bool,
     pub attribute_tags: Vec<OfferAttributeTag>,
+    /// What the patient pays there, when the network has a price.
+    pub price_summary: Option<OfferPriceSummary>,
     pub prescription_delivery_estimates: Vec<PrescriptionDeliveryEstimate>,
+}
+
+#[derive(cynic::QueryFragment, Debug, Clone, PartialEq)]
+pub struct OfferPriceSummary {
+    pub price_type: Option<OfferPriceType>,
+    /// What the patient pays in all, in dollars.
+    pub total_amount: Option<f64>,
+    /// The list price in all.
+    pub total_retail_amount: Option<f64>,
+    pub total_savings: Option<f64>,
+}
+
+#[derive(cynic::Enum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OfferPriceType {
+    Cash,
+    Insurance,
+    Membership,
 }
 
 #[derive(cynic::QueryFragment, Debug, Clone)]
@@ -29,6 +48,8 @@ pub struct OfferAttributeTag {
 pub struct PrescriptionDeliveryEstimate {
     pub prescription_id: Id,
     pub delivery_promise: String,
+    pub delivery_promise_range_start: Option<DateTime>,
+    pub delivery_promise_range_end: Option<DateTime>,
 }
 
 #[derive(cynic::QueryFragment, Debug, Clone)]
