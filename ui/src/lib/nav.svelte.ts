@@ -19,8 +19,9 @@ export type Route =
   | { name: 'prescription'; patientId: string | null; id: string | null; key: string }
   | { name: 'review'; items: ReviewItem[] }
   /** `patientId`: a draft order's patient, when known, so the order and what
-   *  can be added to it are fetched together. */
-  | { name: 'order'; id: string; notes: ChangeNote[]; patientId?: string | null }
+   *  can be added to it are fetched together. `changePharmacy`: a sent order
+   *  opened to choose another pharmacy (from its "Needs attention" row). */
+  | { name: 'order'; id: string; notes: ChangeNote[]; patientId?: string | null; changePharmacy?: boolean }
   | { name: 'newOrder'; patientId: string; key: string }
   | { name: 'openLink' }
   | { name: 'settings' };
@@ -50,6 +51,7 @@ export class Nav {
   review = (items: ReviewItem[]) => this.go({ name: 'review', items });
   order = (id: string, notes: ChangeNote[] = [], patientId: string | null = null) =>
     this.go({ name: 'order', id, notes, patientId });
+  changePharmacy = (id: string) => this.go({ name: 'order', id, notes: [], patientId: null, changePharmacy: true });
   newOrder = (patientId: string) => this.go({ name: 'newOrder', patientId, key: `order-new-${patientId}` });
 
   /** Navigates to the record a link or id names. */

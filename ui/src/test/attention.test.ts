@@ -4,7 +4,7 @@
 // with their time.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { OrderView } from '../bindings/ipc';
-import { MO_SESSION, install, order, settle } from './fake';
+import { MO_SESSION, button, buttons, install, order, settle } from './fake';
 import { go, startApp } from './harness';
 
 const BACK_BAY = { id: 'phr_back_bay', name: 'Harbor Drug Back Bay', address: '1 Boylston St, Boston', fulfillment: ['PICK_UP' as const] };
@@ -44,6 +44,50 @@ describe('orders after Send', () => {
     expect(attention?.textContent).toContain('Needs attention: pharmacy closed, rerouted to Harbor Drug Back Bay');
     expect(attention?.textContent).toContain('Order for Jane Doe');
     expect(attention?.querySelector('time')?.getAttribute('datetime')).toBe('2026-11-25T09:30:05.000Z');
+  });
+
+  it('Change pharmacy on a Needs attention row opens the sent order with the pharmacy search, and the choice is sent', async () => {
+    const fake = workApp(() => [CLOSED]);
+    fake
+      .on('get_order', () => CLOSED)
+      .on('find_pharmacies', () => ({
+        kind: 'options',
+        options: [
+          {
+            label: 'Harbor Drug North End, 210 Hanover Street, Boston', reason: '0.9 miles away', argument: 'pharmacy.pharmacy.id', value: 'phr_north_end', exact: false,
+            offers: [{ source: 'net', promoted: false, tags: ['Pick-up'], price: null, delivery: ['Ready for pick-up in about an hour'] }],
+          },
+        ],
+      }))
+      .on('choose_pharmacy', () => ({ kind: 'saved', order: { ...CLOSED, pharmacy: { ...BACK_BAY, id: 'phr_north_end', name: 'Harbor Drug North End' }, exceptions: [] }, notes: [] }));
+    const root = await startApp(fake, MO_SESSION);
+    await go({ name: 'work' });
+
+    button(root, 'Change pharmacy for Jane Doe').click();
+    await settle();
+    expect(root.querySelector('form[aria-label="Find a pharmacy"]')).not.toBeNull();
+    button(root, 'Find pharmacies').click();
+    await settle();
+    button(root, 'Choose Harbor Drug North End, 210 Hanover Street, Boston').click();
+    await settle();
+
+    expect(fake.callsOf('choose_pharmacy')[0]?.args).toEqual({ action: expect.any(String), orderId: 'ord_closed', pharmacyId: 'phr_north_end' });
+    expect(root.textContent).toContain('Harbor Drug North End');
+    expect(root.textContent).not.toContain('Needs attention: pharmacy closed');
+  });
+
+  it('a sent order keeps its pharmacy search closed until Change pharmacy is pressed', async () => {
+    const fake = install();
+    fake.on('get_order', () => CLOSED);
+    const root = await startApp(fake, MO_SESSION);
+    await go({ name: 'order', id: 'ord_closed', notes: [] });
+    expect(root.querySelector('form[aria-label="Find a pharmacy"]')).toBeNull();
+
+    button(root, 'Change pharmacy').click();
+    await settle();
+
+    expect(root.querySelector('form[aria-label="Find a pharmacy"]')).not.toBeNull();
+    expect(buttons(root, 'Let the patient choose')).toHaveLength(1);
   });
 
   it('Work fetches the open orders again once a minute while open, and shows what changed', async () => {
