@@ -330,7 +330,7 @@ export type FailingOperation = { operation: string, problems: Array<string>, };
 
 export type NetworkCheck = { "kind": "compatible" } | { "kind": "incompatible", failing: Array<FailingOperation>, } | { "kind": "unchecked", message: string, };
 
-export type UpdatesStatus = { "kind": "offered", currentVersion: string, } | { "kind": "notConfigured" } | { "kind": "unavailable", problem: string, } | { "kind": "offByPolicy", path: string, } | { "kind": "policyBroken", problem: string, };
+export type UpdatesStatus = { "kind": "offered", currentVersion: string, policyNote: string | null, } | { "kind": "notConfigured", policyNote: string | null, } | { "kind": "unavailable", problem: string, policyNote: string | null, } | { "kind": "offByPolicy", path: string, } | { "kind": "policyBroken", problem: string, };
 
 export type UpdateCheck = { "kind": "upToDate", currentVersion: string, } | { "kind": "found", currentVersion: string, version: string, 
 /**
