@@ -395,6 +395,95 @@ fn removing_the_environment_in_use_signs_out_and_says_so() {
     );
 }
 
+/// Polls `done` every 50 ms for up to `limit`; whether it came true.
+fn eventually(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let until = std::time::Instant::now() + limit;
+    while std::time::Instant::now() < until {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    done()
+}
+
+/// The Settings form for the environment "Clinic" at `url` (the sandbox's client).
+fn clinic_at(url: &url::Url) -> Value {
+    let url = url.to_string();
+    json!({"input": {"name": "Clinic", "authUrl": url, "apiUrl": url,
+                     "audience": "rxdesk-sandbox", "clientId": "rxdesk-desktop",
+                     "callbackPort": null, "clientSecret": null, "requireIssuer": false}})
+}
+
+#[test]
+fn saving_the_environment_in_use_with_new_addresses_revokes_its_session_at_the_old_ones() {
+    let old_network = sandbox();
+    let new_network = sandbox();
+    let keyring = mock_keyring();
+    let app = TestApp::start(Options::new(&old_network, &keyring));
+    let saved: AppStatus = app.ok("save_environment", clinic_at(old_network.url()));
+    let clinic = saved
+        .environments
+        .iter()
+        .find(|e| e.name == "Clinic")
+        .unwrap()
+        .id
+        .clone();
+    let _: AppStatus = app.ok("select_environment", json!({"id": clinic}));
+    app.sign_in_as(ADA);
+    let old: rxdesk_client::Session =
+        serde_json::from_value(stored_session(&keyring).unwrap()).unwrap();
+
+    let after: AppStatus = app.ok("save_environment", clinic_at(new_network.url()));
+
+    assert_eq!(after.active_environment, clinic);
+    assert_eq!(after.session, None, "the old session is still held");
+    assert!(matches!(
+        next_end(&app).ended,
+        Some(SessionEnd::EnvironmentEdited)
+    ));
+    assert_eq!(stored_session(&keyring), None);
+    let at_old_addresses =
+        rxdesk_client::Client::new(rxdesk_client::Environment::sandbox(old_network.url()).unwrap())
+            .unwrap();
+    let ended = eventually(Duration::from_secs(20), || {
+        tauri::async_runtime::block_on(at_old_addresses.network(&old).ping()).is_err()
+    });
+    assert!(ended, "the old session still works at the old addresses");
+    let renewed = tauri::async_runtime::block_on(at_old_addresses.renew(&old));
+    assert!(
+        matches!(renewed, Err(rxdesk_client::ClientError::SignedOut { ref code, .. }) if code != "other_environment"),
+        "the old refresh token still works (or was never tried): {renewed:?}"
+    );
+    let summary: SignOutSummary = app.ok("sign_out", json!({}));
+    assert_eq!(summary.revocation, Revocation::NothingToRevoke);
+}
+
+#[test]
+fn saving_the_environment_in_use_with_the_same_addresses_keeps_its_session() {
+    let sandbox = sandbox();
+    let keyring = mock_keyring();
+    let app = TestApp::start(Options::new(&sandbox, &keyring));
+    let saved: AppStatus = app.ok("save_environment", clinic_at(sandbox.url()));
+    let clinic = saved
+        .environments
+        .iter()
+        .find(|e| e.name == "Clinic")
+        .unwrap()
+        .id
+        .clone();
+    let _: AppStatus = app.ok("select_environment", json!({"id": clinic}));
+    app.sign_in_as(ADA);
+    let mut same = clinic_at(sandbox.url());
+    same["input"]["requireIssuer"] = json!(true);
+
+    let after: AppStatus = app.ok("save_environment", same);
+
+    assert_eq!(after.session.expect("signed in").user_email, ADA);
+    assert!(stored_session(&keyring).is_some());
+    assert_eq!(find_patients(&app, "Delgado").len(), 1);
+}
+
 #[test]
 fn a_restart_after_the_idle_limit_asks_for_sign_in() {
     let sandbox = sandbox();

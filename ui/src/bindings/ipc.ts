@@ -76,7 +76,7 @@ subject: string | null, userName: string, userEmail: string, role: string, organ
  */
 expiresAt: string, };
 
-export type SessionEnd = { "kind": "signedOut" } | { "kind": "locked", idleMinutes: number, } | { "kind": "expired" } | { "kind": "environmentRemoved" } | { "kind": "environmentChanged" };
+export type SessionEnd = { "kind": "signedOut" } | { "kind": "locked", idleMinutes: number, } | { "kind": "expired" } | { "kind": "environmentRemoved" } | { "kind": "environmentChanged" } | { "kind": "environmentEdited" };
 
 export type SessionEvent = { session: SessionInfo | null, 
 /**
