@@ -843,6 +843,79 @@ fn cancel_in_the_app_ends_the_wait_and_open_again_needs_a_waiting_sign_in() {
     ));
 }
 
+/// The refresh tokens the sandbox keeping its data in `dir` has issued, and
+/// how many of them were not revoked, as its database says.
+fn refresh_tokens_issued_and_live(dir: &std::path::Path) -> (i64, i64) {
+    let db = rusqlite::Connection::open_with_flags(
+        dir.join("sandbox.db"),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+    db.query_row(
+        "SELECT COUNT(*), COALESCE(SUM(revoked_at IS NULL), 0) FROM refresh_tokens",
+        [],
+        |row| Ok((row.get(0)?, row.get(1)?)),
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_sign_in_completing_after_it_was_cancelled_leaves_its_refresh_token_revoked() {
+    use rxdesk_sandbox::link::{Latency, LinkSettings, Operation, OperationSettings};
+    let dir = tempfile::tempdir().unwrap();
+    let sandbox =
+        tauri::async_runtime::block_on(rxdesk_sandbox::Sandbox::start(rxdesk_sandbox::Config {
+            storage: rxdesk_sandbox::Storage::Data(dir.path().to_owned()),
+            ..rxdesk_sandbox::Config::in_memory()
+        }))
+        .unwrap();
+    // A slow token endpoint: the code is still being exchanged when the app locks.
+    let mut slow_tokens = LinkSettings::default();
+    slow_tokens.operations.insert(
+        Operation::Token,
+        OperationSettings {
+            latency: Some(Latency {
+                ms: 3_000,
+                jitter_ms: 0,
+            }),
+            faults: None,
+        },
+    );
+    sandbox.link().set(slow_tokens).unwrap();
+    let app = TestApp::start(Options::new(&sandbox, &mock_keyring()));
+    app.browser.set(Act::SignIn(ADA.to_owned()));
+    let () = app.ok("sign_in", json!({}));
+    let exchanging = || {
+        let counters = sandbox.link().counters();
+        counters
+            .requests
+            .get(&Operation::Token)
+            .copied()
+            .unwrap_or(0)
+            >= 1
+    };
+    assert!(
+        eventually(Duration::from_secs(20), exchanging),
+        "the code never reached the token endpoint"
+    );
+
+    let _: SignOutSummary = app.ok("lock_session", json!({}));
+
+    let all_revoked = || {
+        let (issued, live) = refresh_tokens_issued_and_live(dir.path());
+        issued >= 1 && live == 0
+    };
+    assert!(
+        eventually(Duration::from_secs(20), all_revoked),
+        "the cancelled sign-in's refresh token still works: {:?} (issued, live)",
+        refresh_tokens_issued_and_live(dir.path())
+    );
+    assert!(
+        status(&app).session.is_none(),
+        "the cancelled sign-in was taken up"
+    );
+}
+
 #[test]
 fn no_callback_in_time_reaches_the_ui_as_a_timeout() {
     let sandbox = sandbox();
