@@ -142,10 +142,11 @@ fn idle_lock_from(value: Option<&str>) -> std::time::Duration {
 }
 
 /// IT's maximum idle time from the policy file at `path`; a policy that cannot
-/// be used fails closed (at most the default).
+/// be used fails closed (at most the default); a file no administrator owns is
+/// ignored (`policy::read` logs it, Settings shows it).
 fn policy_max_idle(path: &std::path::Path) -> Option<std::time::Duration> {
     match policy::read(path) {
-        Ok(policy) => policy.max_idle,
+        Ok(effective) => effective.policy.max_idle,
         Err(e) => {
             tracing::warn!(error = %e, "the IT policy cannot be used; the idle lock is at most the default");
             policy::Policy::closed(crate::core::DEFAULT_IDLE_LOCK).max_idle

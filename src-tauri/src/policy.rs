@@ -10,15 +10,19 @@
 //! ```
 //!
 //! No file means no policy (updates offered, the user's idle time). The file is
-//! writable only by an administrator — on Windows, where any user may create
-//! folders under ProgramData, the folder and the file are trusted only when
-//! Administrators, SYSTEM or TrustedInstaller own them ([`trusted_owner`]; a
-//! policy planted by a user fails closed) — and nothing a user controls (environment
-//! variable, setting) outranks it: a user's idle time longer than
-//! `max_idle_minutes`, or "never", gives way to it ([`effective_idle`]). A
-//! policy that cannot be read or understood fails closed: the features it could
-//! turn off stay off, the idle time is at most the default, and Settings says
-//! why. Unknown keys are logged and otherwise ignored, so a newer policy file
+//! writable only by an administrator. On Windows, where any user may create
+//! folders under ProgramData, the folder and the file count only when
+//! Administrators, SYSTEM or TrustedInstaller own them ([`trusted_owner`]): a
+//! file a user owns (or in a folder a user owns) is ignored, as if absent, and
+//! Settings says so naming the owner ([`Ignored`]) — a planted file neither
+//! turns updates off nor caps the idle time for everyone. Nothing a user
+//! controls (environment variable, setting) outranks an administrator's file: a
+//! user's idle time longer than `max_idle_minutes`, or "never", gives way to it
+//! ([`effective_idle`]). An administrator's file that cannot be read or
+//! understood, or one whose owner cannot be read, fails closed: the features it
+//! could turn off stay off, the idle time is at most the default, and Settings
+//! says why. [`decide`] is that rule, a pure function of the owner and the
+//! parse. Unknown keys are logged and otherwise ignored, so a newer policy file
 //! does not break an older app.
 
 use std::path::{Path, PathBuf};
@@ -94,16 +98,85 @@ pub enum PolicyError {
     )]
     Malformed { path: PathBuf, problem: String },
     #[error(
-        "the IT policy file {} is not trusted: {} is owned by {owner}, not by administrators; ask your IT team to recreate it as an administrator",
+        "the owner of the IT policy file {} cannot be read ({reason} for {}), so it cannot be told apart from an administrator's; ask your IT team to check it",
         path.display(), owned.display()
     )]
-    Untrusted {
+    OwnerUnknown {
         path: PathBuf,
         /// The file or its folder.
         owned: PathBuf,
-        /// The owner as Windows names it in SDDL (`BA`, `SY`, a SID), or why it is unknown.
+        reason: String,
+    },
+}
+
+/// Who owns the policy file and its folder, as far as the app can tell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ownership {
+    /// Administrators, SYSTEM or TrustedInstaller own the folder and the file —
+    /// or there is nothing to check (no file; not Windows, whose system
+    /// folders only root may write to).
+    Administrators,
+    /// `owned` (the file or its folder) belongs to `owner`, not an administrator.
+    NotAdministrators {
+        owned: PathBuf,
+        /// As Windows names it in SDDL: an alias (`BU`) or a SID.
         owner: String,
     },
+    /// The owner of `owned` could not be read.
+    Unknown { owned: PathBuf, reason: String },
+}
+
+/// A policy file that was not used because no administrator owns it (or its
+/// folder): in words, what Settings shows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "A policy file at {} is not owned by an administrator and was ignored ({}{} is owned by {owner}). Updates and the idle time are as without it; ask your IT team to remove it, or to recreate it as an administrator.",
+    path.display(),
+    if owned == path { "it" } else { "its folder " },
+    if owned == path { String::new() } else { owned.display().to_string() }
+)]
+pub struct Ignored {
+    pub path: PathBuf,
+    /// The file or its folder.
+    pub owned: PathBuf,
+    pub owner: String,
+}
+
+/// The policy that applies, and the file that was ignored to get it, if one was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Effective {
+    pub policy: Policy,
+    pub ignored: Option<Ignored>,
+}
+
+/// The policy that applies, given who owns the file at `path` and what reading
+/// it gave (a missing file reads as the default policy). A file an
+/// administrator owns is used, or fails closed when broken; one a user owns is
+/// ignored whatever it says; one whose owner is unknown fails closed.
+pub fn decide(
+    path: &Path,
+    ownership: Ownership,
+    parsed: Result<Policy, PolicyError>,
+) -> Result<Effective, PolicyError> {
+    match ownership {
+        Ownership::Administrators => parsed.map(|policy| Effective {
+            policy,
+            ignored: None,
+        }),
+        Ownership::NotAdministrators { owned, owner } => Ok(Effective {
+            policy: Policy::default(),
+            ignored: Some(Ignored {
+                path: path.to_owned(),
+                owned,
+                owner,
+            }),
+        }),
+        Ownership::Unknown { owned, reason } => Err(PolicyError::OwnerUnknown {
+            path: path.to_owned(),
+            owned,
+            reason,
+        }),
+    }
 }
 
 /// The SID of TrustedInstaller (`NT SERVICE\TrustedInstaller`), which owns
@@ -147,31 +220,38 @@ fn owner_of(path: &Path) -> Result<String, String> {
         ])
         .env("RXDESK_POLICY_OWNED", path)
         .output()
-        .map_err(|e| format!("unknown (Get-Acl did not run: {e})"))?;
+        .map_err(|e| format!("Get-Acl did not run: {e}"))?;
     let sddl = String::from_utf8_lossy(&output.stdout);
     sddl_owner(&sddl)
         .map(str::to_owned)
-        .ok_or_else(|| "unknown (Get-Acl gave no owner)".to_owned())
+        .ok_or_else(|| "Get-Acl gave no owner".to_owned())
 }
 
-/// On Windows, refuses the system-wide policy unless administrators own its
-/// folder and the file; elsewhere the system folders are root's already.
-fn check_owner(path: &Path) -> Result<(), PolicyError> {
+/// Who owns the system-wide policy file and its folder. Read on Windows only;
+/// elsewhere the system folders are root's already.
+fn ownership(path: &Path) -> Ownership {
     #[cfg(windows)]
     if path == system_path() && path.exists() {
         for owned in [path.parent().unwrap_or(path), path] {
-            let owner = owner_of(owned).unwrap_or_else(|reason| reason);
-            if !trusted_owner(&owner) {
-                return Err(PolicyError::Untrusted {
-                    path: path.to_owned(),
-                    owned: owned.to_owned(),
-                    owner,
-                });
+            match owner_of(owned) {
+                Ok(owner) if trusted_owner(&owner) => {}
+                Ok(owner) => {
+                    return Ownership::NotAdministrators {
+                        owned: owned.to_owned(),
+                        owner,
+                    };
+                }
+                Err(reason) => {
+                    return Ownership::Unknown {
+                        owned: owned.to_owned(),
+                        reason,
+                    };
+                }
             }
         }
     }
     let _ = path;
-    Ok(())
+    Ownership::Administrators
 }
 
 /// Parses a policy file's text. Malformed TOML or a known key with the wrong
@@ -221,11 +301,25 @@ pub fn parse(text: &str) -> Result<Parsed, String> {
     })
 }
 
-/// Reads the policy at `path`: none there is the default policy; a file that
-/// cannot be read or parsed, or (on Windows) the system-wide file not owned by
-/// administrators, is an error. Unknown keys are logged.
-pub fn read(path: &Path) -> Result<Policy, PolicyError> {
-    check_owner(path)?;
+/// Reads the policy at `path` and decides what applies ([`decide`]): none
+/// there is the default policy; an administrator's file that cannot be read or
+/// parsed is an error; (on Windows) the system-wide file a user owns is
+/// ignored, and said so (logged here, shown by the caller).
+pub fn read(path: &Path) -> Result<Effective, PolicyError> {
+    let effective = decide(path, ownership(path), load(path))?;
+    if let Some(ignored) = &effective.ignored {
+        tracing::warn!(
+            path = %ignored.path.display(),
+            owned = %ignored.owned.display(),
+            owner = %ignored.owner,
+            "an IT policy file no administrator owns was ignored"
+        );
+    }
+    Ok(effective)
+}
+
+/// The policy the file at `path` says, whoever owns it; unknown keys logged.
+fn load(path: &Path) -> Result<Policy, PolicyError> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Policy::default()),
@@ -322,19 +416,97 @@ mod tests {
         }
     }
 
+    const SYSTEM_FILE: &str = r"C:\ProgramData\Rx Desk\policy.toml";
+    const SYSTEM_FOLDER: &str = r"C:\ProgramData\Rx Desk";
+    const A_USER: &str = "S-1-5-21-1-2-3-1001";
+
+    fn planted_in(owned: &str) -> Ownership {
+        Ownership::NotAdministrators {
+            owned: PathBuf::from(owned),
+            owner: A_USER.into(),
+        }
+    }
+
+    fn updates_off() -> Result<Policy, PolicyError> {
+        Ok(Policy {
+            updates: false,
+            max_idle: Some(Duration::from_secs(60)),
+        })
+    }
+
+    fn broken() -> Result<Policy, PolicyError> {
+        Err(PolicyError::Malformed {
+            path: PathBuf::from(SYSTEM_FILE),
+            problem: "expected a value".into(),
+        })
+    }
+
     #[test]
-    fn a_policy_planted_by_a_user_names_the_owner_and_what_to_do() {
-        let e = PolicyError::Untrusted {
-            path: PathBuf::from(r"C:\ProgramData\Rx Desk\policy.toml"),
-            owned: PathBuf::from(r"C:\ProgramData\Rx Desk"),
-            owner: "S-1-5-21-1-2-3-1001".into(),
+    fn a_policy_file_a_user_owns_is_ignored_as_if_absent_whatever_it_says() {
+        for owned in [SYSTEM_FILE, SYSTEM_FOLDER] {
+            for parsed in [updates_off(), broken()] {
+                let effective = decide(Path::new(SYSTEM_FILE), planted_in(owned), parsed).unwrap();
+
+                assert_eq!(effective.policy, Policy::default(), "{owned}");
+                assert!(effective.ignored.is_some(), "{owned}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_ignored_policy_file_is_named_with_its_owner_and_what_to_do() {
+        let Effective { ignored, .. } = decide(
+            Path::new(SYSTEM_FILE),
+            planted_in(SYSTEM_FOLDER),
+            updates_off(),
+        )
+        .unwrap();
+
+        let text = ignored.unwrap().to_string();
+
+        assert!(
+            text.starts_with(&format!(
+                "A policy file at {SYSTEM_FILE} is not owned by an administrator and was ignored"
+            )),
+            "{text}"
+        );
+        assert!(text.contains(A_USER), "{text}");
+        assert!(
+            text.contains(&format!("its folder {SYSTEM_FOLDER}")),
+            "{text}"
+        );
+        assert!(text.contains("recreate it as an administrator"), "{text}");
+    }
+
+    #[test]
+    fn an_administrators_policy_file_applies_and_fails_closed_when_broken() {
+        let used = decide(
+            Path::new(SYSTEM_FILE),
+            Ownership::Administrators,
+            updates_off(),
+        )
+        .unwrap();
+        assert_eq!(used.policy, updates_off().unwrap());
+        assert_eq!(used.ignored, None);
+
+        let refused = decide(Path::new(SYSTEM_FILE), Ownership::Administrators, broken());
+        assert!(matches!(refused, Err(PolicyError::Malformed { .. })));
+    }
+
+    #[test]
+    fn a_policy_file_whose_owner_cannot_be_read_fails_closed() {
+        let unknown = Ownership::Unknown {
+            owned: PathBuf::from(SYSTEM_FILE),
+            reason: "Get-Acl did not run".into(),
         };
 
-        let text = e.to_string();
+        let refused = decide(Path::new(SYSTEM_FILE), unknown, updates_off()).unwrap_err();
 
-        assert!(text.contains("not trusted"), "{text}");
-        assert!(text.contains("S-1-5-21-1-2-3-1001"), "{text}");
-        assert!(text.contains("recreate it as an administrator"), "{text}");
+        assert!(matches!(refused, PolicyError::OwnerUnknown { .. }));
+        assert!(
+            refused.to_string().contains("Get-Acl did not run"),
+            "{refused}"
+        );
     }
 
     #[test]
@@ -410,7 +582,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(
             read(&dir.path().join("policy.toml")).unwrap(),
-            Policy::default()
+            Effective {
+                policy: Policy::default(),
+                ignored: None
+            }
         );
     }
 

@@ -13,7 +13,8 @@
 //!
 //! The IT policy ([`crate::policy`]) is read on every status, check and
 //! install, so a policy deployed while the app runs applies at once; `updates =
-//! false` (or a broken policy file) stops everything before any request.
+//! false` (or a broken policy file) stops everything before any request. A
+//! policy file no administrator owns is ignored, and the status says so.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -168,13 +169,20 @@ impl std::fmt::Debug for Updates {
 }
 
 impl Updates {
-    /// The updater, if the IT policy allows updates and this build has one.
-    fn allowed(&self) -> Result<&Updater, UpdateError> {
-        if !policy::read(&self.policy_path)?.updates {
+    /// Whether the IT policy allows updates now, and the policy file ignored
+    /// to decide it, if one was.
+    fn policy_allows(&self) -> Result<Option<policy::Ignored>, UpdateError> {
+        let effective = policy::read(&self.policy_path)?;
+        if !effective.policy.updates {
             return Err(UpdateError::OffByPolicy {
                 path: self.policy_path.clone(),
             });
         }
+        Ok(effective.ignored)
+    }
+
+    /// This build's updater, if it has one.
+    fn configured(&self) -> Result<&Updater, UpdateError> {
         match &self.updater {
             Ok(updater) => Ok(updater),
             Err(UpdateError::Unavailable(problem)) => {
@@ -184,23 +192,41 @@ impl Updates {
         }
     }
 
+    /// The updater, if the IT policy allows updates and this build has one.
+    fn allowed(&self) -> Result<&Updater, UpdateError> {
+        self.policy_allows()?;
+        self.configured()
+    }
+
     /// What Settings shows before anything is clicked.
     pub fn status(&self) -> UpdatesStatus {
-        match self.allowed() {
+        let policy_note = match self.policy_allows() {
+            Ok(ignored) => ignored.map(|i| i.to_string()),
+            Err(UpdateError::OffByPolicy { path }) => {
+                return UpdatesStatus::OffByPolicy {
+                    path: path.display().to_string(),
+                };
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "the IT policy file is broken: updates are off");
+                return UpdatesStatus::PolicyBroken {
+                    problem: match e {
+                        UpdateError::Policy(e) => e.to_string(),
+                        other => other.to_string(),
+                    },
+                };
+            }
+        };
+        match self.configured() {
             Ok(_) => UpdatesStatus::Offered {
                 current_version: self.current_version.clone(),
+                policy_note,
             },
-            Err(UpdateError::OffByPolicy { path }) => UpdatesStatus::OffByPolicy {
-                path: path.display().to_string(),
+            Err(UpdateError::Unavailable(problem)) => UpdatesStatus::Unavailable {
+                problem,
+                policy_note,
             },
-            Err(UpdateError::Policy(e)) => {
-                tracing::warn!(error = %e, "the IT policy file is broken: updates are off");
-                UpdatesStatus::PolicyBroken {
-                    problem: e.to_string(),
-                }
-            }
-            Err(UpdateError::Unavailable(problem)) => UpdatesStatus::Unavailable { problem },
-            Err(_) => UpdatesStatus::NotConfigured,
+            Err(_) => UpdatesStatus::NotConfigured { policy_note },
         }
     }
 

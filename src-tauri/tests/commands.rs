@@ -395,6 +395,95 @@ fn removing_the_environment_in_use_signs_out_and_says_so() {
     );
 }
 
+/// Polls `done` every 50 ms for up to `limit`; whether it came true.
+fn eventually(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let until = std::time::Instant::now() + limit;
+    while std::time::Instant::now() < until {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    done()
+}
+
+/// The Settings form for the environment "Clinic" at `url` (the sandbox's client).
+fn clinic_at(url: &url::Url) -> Value {
+    let url = url.to_string();
+    json!({"input": {"name": "Clinic", "authUrl": url, "apiUrl": url,
+                     "audience": "rxdesk-sandbox", "clientId": "rxdesk-desktop",
+                     "callbackPort": null, "clientSecret": null, "requireIssuer": false}})
+}
+
+#[test]
+fn saving_the_environment_in_use_with_new_addresses_revokes_its_session_at_the_old_ones() {
+    let old_network = sandbox();
+    let new_network = sandbox();
+    let keyring = mock_keyring();
+    let app = TestApp::start(Options::new(&old_network, &keyring));
+    let saved: AppStatus = app.ok("save_environment", clinic_at(old_network.url()));
+    let clinic = saved
+        .environments
+        .iter()
+        .find(|e| e.name == "Clinic")
+        .unwrap()
+        .id
+        .clone();
+    let _: AppStatus = app.ok("select_environment", json!({"id": clinic}));
+    app.sign_in_as(ADA);
+    let old: rxdesk_client::Session =
+        serde_json::from_value(stored_session(&keyring).unwrap()).unwrap();
+
+    let after: AppStatus = app.ok("save_environment", clinic_at(new_network.url()));
+
+    assert_eq!(after.active_environment, clinic);
+    assert_eq!(after.session, None, "the old session is still held");
+    assert!(matches!(
+        next_end(&app).ended,
+        Some(SessionEnd::EnvironmentEdited)
+    ));
+    assert_eq!(stored_session(&keyring), None);
+    let at_old_addresses =
+        rxdesk_client::Client::new(rxdesk_client::Environment::sandbox(old_network.url()).unwrap())
+            .unwrap();
+    let ended = eventually(Duration::from_secs(20), || {
+        tauri::async_runtime::block_on(at_old_addresses.network(&old).ping()).is_err()
+    });
+    assert!(ended, "the old session still works at the old addresses");
+    let renewed = tauri::async_runtime::block_on(at_old_addresses.renew(&old));
+    assert!(
+        matches!(renewed, Err(rxdesk_client::ClientError::SignedOut { ref code, .. }) if code != "other_environment"),
+        "the old refresh token still works (or was never tried): {renewed:?}"
+    );
+    let summary: SignOutSummary = app.ok("sign_out", json!({}));
+    assert_eq!(summary.revocation, Revocation::NothingToRevoke);
+}
+
+#[test]
+fn saving_the_environment_in_use_with_the_same_addresses_keeps_its_session() {
+    let sandbox = sandbox();
+    let keyring = mock_keyring();
+    let app = TestApp::start(Options::new(&sandbox, &keyring));
+    let saved: AppStatus = app.ok("save_environment", clinic_at(sandbox.url()));
+    let clinic = saved
+        .environments
+        .iter()
+        .find(|e| e.name == "Clinic")
+        .unwrap()
+        .id
+        .clone();
+    let _: AppStatus = app.ok("select_environment", json!({"id": clinic}));
+    app.sign_in_as(ADA);
+    let mut same = clinic_at(sandbox.url());
+    same["input"]["requireIssuer"] = json!(true);
+
+    let after: AppStatus = app.ok("save_environment", same);
+
+    assert_eq!(after.session.expect("signed in").user_email, ADA);
+    assert!(stored_session(&keyring).is_some());
+    assert_eq!(find_patients(&app, "Delgado").len(), 1);
+}
+
 #[test]
 fn a_restart_after_the_idle_limit_asks_for_sign_in() {
     let sandbox = sandbox();
@@ -752,6 +841,79 @@ fn cancel_in_the_app_ends_the_wait_and_open_again_needs_a_waiting_sign_in() {
             ..
         }
     ));
+}
+
+/// The refresh tokens the sandbox keeping its data in `dir` has issued, and
+/// how many of them were not revoked, as its database says.
+fn refresh_tokens_issued_and_live(dir: &std::path::Path) -> (i64, i64) {
+    let db = rusqlite::Connection::open_with_flags(
+        dir.join("sandbox.db"),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+    db.query_row(
+        "SELECT COUNT(*), COALESCE(SUM(revoked_at IS NULL), 0) FROM refresh_tokens",
+        [],
+        |row| Ok((row.get(0)?, row.get(1)?)),
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_sign_in_completing_after_it_was_cancelled_leaves_its_refresh_token_revoked() {
+    use rxdesk_sandbox::link::{Latency, LinkSettings, Operation, OperationSettings};
+    let dir = tempfile::tempdir().unwrap();
+    let sandbox =
+        tauri::async_runtime::block_on(rxdesk_sandbox::Sandbox::start(rxdesk_sandbox::Config {
+            storage: rxdesk_sandbox::Storage::Data(dir.path().to_owned()),
+            ..rxdesk_sandbox::Config::in_memory()
+        }))
+        .unwrap();
+    // A slow token endpoint: the code is still being exchanged when the app locks.
+    let mut slow_tokens = LinkSettings::default();
+    slow_tokens.operations.insert(
+        Operation::Token,
+        OperationSettings {
+            latency: Some(Latency {
+                ms: 3_000,
+                jitter_ms: 0,
+            }),
+            faults: None,
+        },
+    );
+    sandbox.link().set(slow_tokens).unwrap();
+    let app = TestApp::start(Options::new(&sandbox, &mock_keyring()));
+    app.browser.set(Act::SignIn(ADA.to_owned()));
+    let () = app.ok("sign_in", json!({}));
+    let exchanging = || {
+        let counters = sandbox.link().counters();
+        counters
+            .requests
+            .get(&Operation::Token)
+            .copied()
+            .unwrap_or(0)
+            >= 1
+    };
+    assert!(
+        eventually(Duration::from_secs(20), exchanging),
+        "the code never reached the token endpoint"
+    );
+
+    let _: SignOutSummary = app.ok("lock_session", json!({}));
+
+    let all_revoked = || {
+        let (issued, live) = refresh_tokens_issued_and_live(dir.path());
+        issued >= 1 && live == 0
+    };
+    assert!(
+        eventually(Duration::from_secs(20), all_revoked),
+        "the cancelled sign-in's refresh token still works: {:?} (issued, live)",
+        refresh_tokens_issued_and_live(dir.path())
+    );
+    assert!(
+        status(&app).session.is_none(),
+        "the cancelled sign-in was taken up"
+    );
 }
 
 #[test]

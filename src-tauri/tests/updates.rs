@@ -268,7 +268,8 @@ fn a_correctly_signed_update_is_accepted() {
     assert_eq!(
         app.status(),
         UpdatesStatus::Offered {
-            current_version: "0.1.0".into()
+            current_version: "0.1.0".into(),
+            policy_note: None,
         }
     );
     assert_eq!(
@@ -391,7 +392,10 @@ fn the_same_version_is_not_an_update() {
 #[test]
 fn a_build_without_a_release_key_does_not_update_itself() {
     let app = UpdatingApp::start(checked_in_updater_config(), None);
-    assert_eq!(app.status(), UpdatesStatus::NotConfigured);
+    assert_eq!(
+        app.status(),
+        UpdatesStatus::NotConfigured { policy_note: None }
+    );
     let refused = app.check().unwrap_err();
     assert_eq!(message(&refused), "This build does not update itself.");
 }

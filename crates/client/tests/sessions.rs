@@ -102,3 +102,72 @@ async fn a_renewed_session_still_ends_its_whole_sign_in() {
         "{refused:?}"
     );
 }
+
+/// The client of a fake network: the sandbox behind the test proxy, which can
+/// leave out of its token answers what the sandbox itself always sends.
+fn behind_fake_network(proxy: &Proxy, sandbox: &rxdesk_sandbox::Sandbox) -> Client {
+    let environment = rxdesk_client::Environment::sandbox(&proxy.url)
+        .unwrap()
+        .with_issuer(sandbox.issuer())
+        .unwrap();
+    Client::new(environment).unwrap()
+}
+
+/// A fresh sign-in as Ben through `client`: its refusal, if it was refused.
+async fn fresh_sign_in_refusal(client: &Client) -> Option<rxdesk_client::SignInError> {
+    let (browser, _landing) = TestBrowser::signing_in(BEN, None);
+    client
+        .sign_in()
+        .fresh_login(true)
+        .opener(browser)
+        .run()
+        .await
+        .err()
+}
+
+fn is_not_fresh(refusal: Option<&rxdesk_client::SignInError>) -> bool {
+    matches!(
+        refusal,
+        Some(rxdesk_client::SignInError::Authorization { error, .. }) if error == "login_not_fresh"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fresh_sign_in_answered_without_an_id_token_is_refused_as_not_fresh_and_ended() {
+    let sandbox = sandbox().await;
+    let proxy = Proxy::start(sandbox.url()).await;
+    let client = behind_fake_network(&proxy, &sandbox);
+    proxy.drop_next_id_tokens(1);
+
+    let refusal = fresh_sign_in_refusal(&client).await;
+
+    assert!(is_not_fresh(refusal.as_ref()), "{refusal:?}");
+    assert!(
+        proxy.count("/oauth/revoke") >= 1,
+        "the session the refused sign-in made was not revoked"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fresh_sign_in_whose_id_token_has_no_auth_time_is_refused_as_not_fresh() {
+    let sandbox = sandbox().await;
+    let proxy = Proxy::start(sandbox.url()).await;
+    let client = behind_fake_network(&proxy, &sandbox);
+    proxy.drop_next_auth_times(1);
+
+    let refusal = fresh_sign_in_refusal(&client).await;
+
+    assert!(is_not_fresh(refusal.as_ref()), "{refusal:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sign_in_not_asked_to_be_fresh_needs_no_auth_time() {
+    let sandbox = sandbox().await;
+    let proxy = Proxy::start(sandbox.url()).await;
+    let client = behind_fake_network(&proxy, &sandbox);
+    proxy.drop_next_auth_times(1);
+
+    let session = sign_in(&client, BEN, None).await;
+
+    assert_eq!(session.user().email.as_deref(), Some(BEN));
+}

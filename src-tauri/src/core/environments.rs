@@ -155,23 +155,51 @@ impl AppCore {
         Ok(self.status().await)
     }
 
+    /// Adds an environment to the file, or replaces the one of the same name.
+    /// Replacing the environment in use with other addresses (or issuer,
+    /// audience, client) ends its session first — taken out of the app and the
+    /// keyring, and revoked at the addresses that issued it, by the old
+    /// environment's client — since the new addresses would never accept it
+    /// and sign-out could no longer reach it. A pending sign-in there is
+    /// cancelled. Other changes (the callback port, the issuer check) keep it.
     pub async fn save_environment(
         &self,
         input: &EnvironmentInput,
     ) -> Result<AppStatus, CommandError> {
-        self.file.add(input).map_err(|e| match e {
+        let invalid = |e| match e {
             environments::EnvironmentsError::Invalid { field, message } => CommandError::Invalid {
                 code: "INVALID_ENVIRONMENT".into(),
                 message,
                 field: Some(field),
             },
             other => app_error(other),
-        })?;
-        self.inner
-            .lock()
-            .await
-            .clients
-            .retain(|id, _| !id.starts_with("file:"));
+        };
+        let saved = environments::check_input(input).map_err(invalid)?;
+        let mut inner = self.inner.lock().await;
+        self.ensure_restored(&mut inner).await;
+        if inner.active == saved.id {
+            // The client of the environment as the file still has it: the
+            // old addresses, which issued the session and any pending sign-in.
+            let id = saved.id.clone();
+            let old = self.client_for(&mut inner, &id).await.ok();
+            if old.is_none_or(|c| c.environment() != &saved.environment)
+                && let Some(pending) = inner.pending.take()
+            {
+                pending.cancel.cancel();
+            }
+            let moved = inner
+                .session
+                .as_ref()
+                .is_some_and(|s| !s.issued_by(&saved.environment));
+            if moved {
+                tracing::info!("the environment in use got new addresses; its session is ended");
+                self.end_session(&mut inner, SessionEnd::EnvironmentEdited)
+                    .await;
+            }
+        }
+        self.file.add(input).map_err(invalid)?;
+        inner.clients.retain(|id, _| !id.starts_with("file:"));
+        drop(inner);
         Ok(self.status().await)
     }
 

@@ -39,6 +39,17 @@ pub(super) struct Ending {
     client: Option<Client>,
 }
 
+impl Ending {
+    /// `session`, to be ended by `client`: the client of the environment
+    /// that issued it.
+    pub(super) fn new(session: Session, client: Client) -> Self {
+        Self {
+            session,
+            client: Some(client),
+        }
+    }
+}
+
 /// What a call refused as signed out may do next.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum Retry {

@@ -1,12 +1,17 @@
 //! Browser sign-in for the active environment: started from a command, its
 //! progress and outcome sent through the [`Notifier`](super::Notifier); a newer
-//! sign-in or an environment switch cancels an older one.
+//! sign-in, a lock, a sign-out or an environment switch cancels an older one.
+//! A cancelled sign-in that still ends with a session (its code was already
+//! being exchanged) is ended at the network in the background, by the client
+//! of the environment that issued it: a session nobody holds is never left
+//! alive there.
 
 use std::sync::Arc;
 
-use rxdesk_client::Session;
+use rxdesk_client::{Client, Session};
 use url::Url;
 
+use super::session::Ending;
 use super::{AppCore, Pending, SharedOpener};
 use crate::convert::{session_info, sign_in_failure};
 use crate::ipc::{CommandError, SignInEvent, SignInFailure};
@@ -53,15 +58,19 @@ impl AppCore {
         let core = Arc::clone(self);
         tokio::spawn(async move {
             let outcome = pending.finish().await;
-            core.finish_sign_in(&id, &url, outcome).await;
+            core.finish_sign_in(&id, &url, &client, outcome).await;
         });
         Ok(())
     }
 
+    /// Takes up the session of the sign-in started for environment `id` at
+    /// `url` by `client` — if that sign-in is still the one waited for, in the
+    /// environment still active; otherwise the session is ended at the network.
     pub(super) async fn finish_sign_in(
         &self,
         id: &str,
         url: &Url,
+        client: &Client,
         outcome: Result<Session, rxdesk_client::SignInError>,
     ) {
         let mut inner = self.inner.lock().await;
@@ -86,7 +95,13 @@ impl AppCore {
                 });
                 self.notifier.session(self.session_event(Some(info), None));
             }
-            Ok(_) => tracing::info!("sign-in finished for an environment no longer active"),
+            Ok(session) => {
+                tracing::info!(
+                    "a sign-in finished after it was cancelled; its session is ended at the network"
+                );
+                drop(inner);
+                self.end_in_background(Ending::new(session, client.clone()));
+            }
             Err(e) => {
                 let (reason, message) = sign_in_failure(&e);
                 tracing::info!(reason = ?reason, "sign-in ended without a session");

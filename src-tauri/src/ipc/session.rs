@@ -59,6 +59,9 @@ pub enum SessionEnd {
     EnvironmentRemoved,
     /// Another environment was chosen.
     EnvironmentChanged,
+    /// The environment in use was saved with other addresses: its session,
+    /// which they would not accept, was ended at the old ones.
+    EnvironmentEdited,
 }
 
 /// The session changed (signed in, renewed, signed out, switched environment).

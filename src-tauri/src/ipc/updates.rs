@@ -7,20 +7,31 @@ use ts_rs::TS;
 /// Event carrying an update's download progress ([`UpdateProgress`]).
 pub const EVENT_UPDATE: &str = "rxdesk://update";
 
-/// Whether this copy of Rx Desk updates itself, and if not, why.
+/// Whether this copy of Rx Desk updates itself, and if not, why. Where the IT
+/// policy allows updates, `policy_note` says when a policy file was ignored
+/// because no administrator owns it (Windows), naming the file and its owner.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum UpdatesStatus {
     /// Checking and installing are offered, each only on the user's click.
     #[serde(rename_all = "camelCase")]
-    Offered { current_version: String },
+    Offered {
+        current_version: String,
+        policy_note: Option<String>,
+    },
     /// A build without the vendor's release key (e.g. built locally): it does not update itself.
-    NotConfigured,
+    #[serde(rename_all = "camelCase")]
+    NotConfigured { policy_note: Option<String> },
     /// The updater could not be set up on this installation (unsupported platform…).
-    Unavailable { problem: String },
+    #[serde(rename_all = "camelCase")]
+    Unavailable {
+        problem: String,
+        policy_note: Option<String>,
+    },
     /// `updates = false` in the IT policy file at `path`.
     OffByPolicy { path: String },
-    /// The IT policy file could not be read or understood: updates stay off until it is fixed.
+    /// The IT policy file could not be read or understood (or its owner could
+    /// not be read): updates stay off until it is fixed.
     PolicyBroken { problem: String },
 }
 

@@ -76,7 +76,7 @@ subject: string | null, userName: string, userEmail: string, role: string, organ
  */
 expiresAt: string, };
 
-export type SessionEnd = { "kind": "signedOut" } | { "kind": "locked", idleMinutes: number, } | { "kind": "expired" } | { "kind": "environmentRemoved" } | { "kind": "environmentChanged" };
+export type SessionEnd = { "kind": "signedOut" } | { "kind": "locked", idleMinutes: number, } | { "kind": "expired" } | { "kind": "environmentRemoved" } | { "kind": "environmentChanged" } | { "kind": "environmentEdited" };
 
 export type SessionEvent = { session: SessionInfo | null, 
 /**
@@ -365,7 +365,7 @@ export type FailingOperation = { operation: string, problems: Array<string>, };
 
 export type NetworkCheck = { "kind": "compatible" } | { "kind": "incompatible", failing: Array<FailingOperation>, } | { "kind": "unchecked", message: string, };
 
-export type UpdatesStatus = { "kind": "offered", currentVersion: string, } | { "kind": "notConfigured" } | { "kind": "unavailable", problem: string, } | { "kind": "offByPolicy", path: string, } | { "kind": "policyBroken", problem: string, };
+export type UpdatesStatus = { "kind": "offered", currentVersion: string, policyNote: string | null, } | { "kind": "notConfigured", policyNote: string | null, } | { "kind": "unavailable", problem: string, policyNote: string | null, } | { "kind": "offByPolicy", path: string, } | { "kind": "policyBroken", problem: string, };
 
 export type UpdateCheck = { "kind": "upToDate", currentVersion: string, } | { "kind": "found", currentVersion: string, version: string, 
 /**

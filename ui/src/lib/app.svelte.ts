@@ -65,6 +65,8 @@ export function endedNotice(ended: SessionEnd): string {
       return 'Signed out: the environment you were using was removed.';
     case 'environmentChanged':
       return 'Signed out: another environment was chosen.';
+    case 'environmentEdited':
+      return 'Signed out: the environment you were using was saved with new addresses, where this session is not valid. Sign in again there.';
   }
 }
 
@@ -191,7 +193,11 @@ export class AppState {
         if (!e.session && this.session && !this.signingOut) {
           // Ended by the network, a lock or Settings, not by the user's sign-out.
           const ended = e.ended ?? { kind: 'expired' };
-          if (ended.kind === 'environmentRemoved' || ended.kind === 'environmentChanged') {
+          if (
+            ended.kind === 'environmentRemoved' ||
+            ended.kind === 'environmentChanged' ||
+            ended.kind === 'environmentEdited'
+          ) {
             this.setSession(null);
             this.clearPatientData();
             this.identity = null;

@@ -12,7 +12,7 @@ const ISSUER = 'Require the authorization server to name itself in every sign-in
 
 async function settings() {
   const fake = install();
-  fake.on('update_status', () => ({ kind: 'notConfigured' }));
+  fake.on('update_status', () => ({ kind: 'notConfigured', policyNote: null }));
   fake.on('save_environment', () => status(null));
   app.status = status(null);
   const root = render(Settings);

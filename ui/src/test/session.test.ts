@@ -214,6 +214,21 @@ describe('who is signed in', () => {
     expect(byLabel(root, 'Instructions').value).toBe('');
   });
 
+  it('says so when the environment in use was saved with new addresses, and keeps no form', async () => {
+    const fake = install();
+    fake.on('get_patient', () => patient());
+    const root = await startApp(fake, ADA_SESSION);
+    await go({ name: 'prescription', patientId: 'pat_1', id: null, key: 'rx-test' });
+    type(byLabel(root, 'Instructions'), 'One tablet at night');
+    flushSync();
+
+    fake.emit(EVENT_SESSION, { ...expired, ended: { kind: 'environmentEdited' } });
+    await settle();
+
+    expect(root.textContent).toContain('saved with new addresses');
+    expect(root.textContent).not.toContain('Jane Doe');
+  });
+
   it('says why a start asked for sign-in when the app was idle past the lock', async () => {
     const fake = install();
     fake.on('app_status', () => ({ ...status(null), ended: { kind: 'locked', idleMinutes: 15 } }));

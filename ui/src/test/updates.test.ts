@@ -8,7 +8,7 @@ import Settings from '../components/Settings.svelte';
 import { button, buttons, install, settle } from './fake';
 import { render } from './harness';
 
-const OFFERED = { kind: 'offered' as const, currentVersion: '0.1.0' };
+const OFFERED = { kind: 'offered' as const, currentVersion: '0.1.0', policyNote: null };
 const FOUND = {
   kind: 'found' as const,
   currentVersion: '0.1.0',
@@ -43,10 +43,27 @@ describe('updates in Settings', () => {
 
   it('says a build without a release key does not update itself', async () => {
     const fake = install();
-    fake.on('update_status', () => ({ kind: 'notConfigured' }));
+    fake.on('update_status', () => ({ kind: 'notConfigured', policyNote: null }));
     const root = await settings();
     expect(root.textContent).toContain('This build does not update itself.');
     expect(buttons(root, 'Check for updates')).toHaveLength(0);
+  });
+
+  it('says a policy file no administrator owns was ignored, naming it, and still offers updates', async () => {
+    const fake = install();
+    const note =
+      'A policy file at C:\\ProgramData\\Rx Desk\\policy.toml is not owned by an administrator and was ignored (it is owned by S-1-5-21-1-2-3-1001).';
+    fake.on('update_status', () => ({ ...OFFERED, policyNote: note }));
+    const root = await settings();
+    expect(root.textContent).toContain(note);
+    expect(buttons(root, 'Check for updates')).toHaveLength(1);
+  });
+
+  it('says so even on a build that does not update itself', async () => {
+    const fake = install();
+    fake.on('update_status', () => ({ kind: 'notConfigured', policyNote: 'A policy file at /x was ignored' }));
+    const root = await settings();
+    expect(root.textContent).toContain('A policy file at /x was ignored');
   });
 
   it('checks only when asked, shows the version and notes, installs only on click with progress', async () => {

@@ -13,7 +13,9 @@
 //! `prompt=login` and `max_age=0`, so the network asks for the password even
 //! when the browser is still signed in there; a network that answers with an
 //! ID token whose `auth_time` is older than the sign-in itself did not, and the
-//! sign-in is refused (`login_not_fresh`).
+//! sign-in is refused (`login_not_fresh`). So is an answer that cannot show it
+//! did: no ID token, or one without `auth_time` (OpenID Connect requires it
+//! whenever `max_age` is sent). Either way the session it made is ended at once.
 
 mod listener;
 mod opener;
@@ -368,21 +370,29 @@ async fn exchange(
 }
 
 /// Why a sign-in asked to be fresh is not, judged by its ID token: a password
-/// typed before the sign-in began (beyond clock skew). Without an ID token, or
-/// one that does not say, the network's word is all there is.
+/// typed before the sign-in began (beyond clock skew), or an answer that does
+/// not say when it was typed — no ID token, or no `auth_time` in it, which
+/// OpenID Connect requires whenever `max_age` is sent (Core §3.1.2.1). Failing
+/// open there would let a network that ignores `max_age` skip the password.
 fn fresh_login_problem(id_token: Option<&IdToken>, since: u64) -> Option<SignInError> {
-    let Some(typed) = id_token.and_then(|t| t.auth_time) else {
-        tracing::info!(
-            "a fresh login was asked; the network did not say when the password was typed"
-        );
-        return None;
-    };
-    (typed + CLOCK_SKEW.as_secs() < since).then(|| SignInError::Authorization {
+    let not_fresh = |why: &str| SignInError::Authorization {
         error: "login_not_fresh".to_owned(),
-        description: Some(
-            "the network signed you in with an earlier login instead of asking for your password again; it was refused"
-                .to_owned(),
-        ),
+        description: Some(why.to_owned()),
+    };
+    let Some(id_token) = id_token else {
+        return Some(not_fresh(
+            "a fresh login was asked for, and the network's answer had no ID token to say when your password was typed; it was refused",
+        ));
+    };
+    let Some(typed) = id_token.auth_time else {
+        return Some(not_fresh(
+            "a fresh login was asked for, and the network's ID token did not say when your password was typed (auth_time); it was refused",
+        ));
+    };
+    (typed + CLOCK_SKEW.as_secs() < since).then(|| {
+        not_fresh(
+            "the network signed you in with an earlier login instead of asking for your password again; it was refused",
+        )
     })
 }
 
@@ -434,7 +444,21 @@ mod fresh_tests {
             fresh_login_problem(Some(&new), 2_000).is_none(),
             "within clock skew"
         );
-        assert!(fresh_login_problem(None, 2_000).is_none());
+    }
+
+    #[test]
+    fn a_fresh_sign_in_that_does_not_say_when_the_password_was_typed_is_not_fresh() {
+        let silent = IdToken { auth_time: None };
+
+        for problem in [
+            fresh_login_problem(None, 2_000),
+            fresh_login_problem(Some(&silent), 2_000),
+        ] {
+            assert!(
+                matches!(problem, Some(SignInError::Authorization { ref error, .. }) if error == "login_not_fresh"),
+                "{problem:?}"
+            );
+        }
     }
 }
 

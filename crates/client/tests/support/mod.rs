@@ -355,6 +355,8 @@ type LastRequests = Arc<Mutex<HashMap<String, (String, Vec<u8>)>>>;
 /// then breaks before the answer arrives), break the next connections before
 /// anything is forwarded, never answer at all, take the token endpoint down for
 /// a while, or replace the next token responses' `access_token` with garbage.
+/// In front of the token endpoint it is also a **fake network** that leaves out
+/// what the sandbox always sends: the next answers' ID token, or its `auth_time`.
 #[derive(Debug, Clone)]
 pub struct Proxy {
     pub url: Url,
@@ -369,6 +371,8 @@ struct Faults {
     last: LastRequests,
     fail_graphql: AtomicUsize,
     corrupt_tokens: AtomicUsize,
+    drop_id_tokens: AtomicUsize,
+    drop_auth_times: AtomicUsize,
     token_delay_ms: AtomicUsize,
     lose_answers: AtomicUsize,
     lost: Mutex<Vec<serde_json::Value>>,
@@ -543,6 +547,18 @@ impl Proxy {
         self.faults.corrupt_tokens.store(n, Ordering::SeqCst);
     }
 
+    /// Leave the `id_token` out of the next `n` successful token responses.
+    pub fn drop_next_id_tokens(&self, n: usize) {
+        self.faults.drop_id_tokens.store(n, Ordering::SeqCst);
+    }
+
+    /// Take `auth_time` out of the ID token of the next `n` successful token
+    /// responses (its payload rewritten; the client does not check the
+    /// signature of an ID token it got straight from the token endpoint).
+    pub fn drop_next_auth_times(&self, n: usize) {
+        self.faults.drop_auth_times.store(n, Ordering::SeqCst);
+    }
+
     /// A client whose auth and API both go through this proxy.
     pub fn client(&self) -> Client {
         client_for(&self.url)
@@ -588,6 +604,25 @@ fn rate_limited(faults: &Faults) -> Option<axum::response::Response> {
             .body(axum::body::Body::from("slow down"))
             .unwrap(),
     )
+}
+
+/// `jwt` with `auth_time` taken out of its payload (header and signature kept).
+fn without_auth_time(jwt: &str) -> String {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let parts: Vec<&str> = jwt.split('.').collect();
+    let mut claims: serde_json::Value =
+        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts[1]).unwrap()).unwrap();
+    assert!(
+        claims
+            .as_object_mut()
+            .unwrap()
+            .remove("auth_time")
+            .is_some(),
+        "the sandbox's ID token had no auth_time to take out"
+    );
+    let payload = URL_SAFE_NO_PAD.encode(claims.to_string());
+    format!("{}.{payload}.{}", parts[0], parts[2])
 }
 
 async fn forward(
@@ -684,6 +719,17 @@ async fn forward(
     if path == "/oauth/token" && status.is_success() && take_one(&faults.corrupt_tokens) {
         let mut json: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
         json["access_token"] = serde_json::json!("garbage.not-a.token");
+        bytes = serde_json::to_vec(&json).unwrap();
+    }
+    if path == "/oauth/token" && status.is_success() && take_one(&faults.drop_id_tokens) {
+        let mut json: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        json.as_object_mut().unwrap().remove("id_token");
+        bytes = serde_json::to_vec(&json).unwrap();
+    }
+    if path == "/oauth/token" && status.is_success() && take_one(&faults.drop_auth_times) {
+        let mut json: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        let jwt = json["id_token"].as_str().unwrap().to_owned();
+        json["id_token"] = serde_json::json!(without_auth_time(&jwt));
         bytes = serde_json::to_vec(&json).unwrap();
     }
     let mut out = axum::response::Response::builder().status(status);
