@@ -27,6 +27,7 @@ pub const COMMANDS: &[&str] = &[
     "find_templates",
     "get_prescription",
     "save_draft",
+    "prescribe_again",
     "sign_prescriptions",
     "get_order",
     "draft_order",

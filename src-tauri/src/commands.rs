@@ -218,6 +218,12 @@ commands! {
         let same = || identity("save_draft", &(&patient_id, &id, &key, &form));
         core.act(action, safety, same, core.save_draft(&patient_id, id.as_deref(), &key, &form)).await
     }
+    /// "Prescribe again": a new draft from the signed prescription `id` (its
+    /// drug, sig and dispense), made under `key`, screened afresh; never signed.
+    fn prescribe_again(core, action: Option<ActionId>, id: String, key: CreateKey) -> PrescriptionOutcome {
+        let same = || identity("prescribe_again", &(&id, &key));
+        core.act(action, Safety::Create, same, core.prescribe_again(&id, &key)).await
+    }
     /// Signs each draft with the content hash that was shown; one result each, in order.
     fn sign_prescriptions(core, action: Option<ActionId>, items: Vec<SignRequest>) -> Vec<SignResult> {
         let same = || identity("sign_prescriptions", &items);

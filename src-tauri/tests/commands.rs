@@ -1311,6 +1311,64 @@ fn a_drug_look_up_offers_the_catalogs_drugs_as_options_and_creates_nothing() {
     assert!(work_lists(&app).drafts.is_empty(), "no draft was made");
 }
 
+fn prescribe_again(app: &TestApp, id: &str) -> PrescriptionView {
+    match app.ok("prescribe_again", json!({"id": id, "key": new_key()})) {
+        PrescriptionOutcome::Saved { prescription, .. } => *prescription,
+        other => panic!("not drafted again: {other:?}"),
+    }
+}
+
+#[test]
+fn a_signed_prescription_prescribed_again_is_a_new_unsigned_draft_with_its_drug_sig_and_dispense() {
+    let (_sandbox, app) = signed_in(ADA);
+    let patient = add_patient(&app, "Renata", "Again");
+    let first = signed(&sign(&app, &[&draft(&app, &patient.id, &drug(AMOXICILLIN))])[0]).clone();
+
+    let again = prescribe_again(&app, &first.id);
+
+    assert_ne!(again.id, first.id);
+    assert_eq!(again.signing, SigningState::Unsigned);
+    assert_eq!(again.patient_id, first.patient_id);
+    assert_eq!(again.drug, first.drug);
+    assert_eq!(again.instructions, first.instructions);
+    assert_eq!(again.dispense, first.dispense);
+    assert_eq!(again.status, Some(DraftStatus::Ready));
+}
+
+#[test]
+fn prescribing_again_after_a_new_allergy_is_screened_afresh_and_blocked() {
+    let (_sandbox, app) = signed_in(ADA);
+    let patient = add_patient(&app, "Renata", "Allergic");
+    let first = signed(&sign(&app, &[&draft(&app, &patient.id, &drug(AMOXICILLIN))])[0]).clone();
+    saved_patient(edit_clinical(
+        &app,
+        &patient.id,
+        &allergy(None, Some("alg_penicillin")),
+    ));
+
+    let again = prescribe_again(&app, &first.id);
+
+    assert_eq!(again.status, Some(DraftStatus::Blocked));
+    assert_eq!(again.signing, SigningState::Unsigned);
+}
+
+#[test]
+fn a_draft_is_not_prescribed_again() {
+    let (_sandbox, app) = signed_in(ADA);
+    let patient = add_patient(&app, "Renata", "Draft");
+    let unsigned = draft(&app, &patient.id, &drug(AMOXICILLIN));
+
+    let refused = app.call::<PrescriptionOutcome>(
+        "prescribe_again",
+        json!({"id": unsigned.id, "key": new_key()}),
+    );
+
+    assert!(
+        matches!(&refused, Err(CommandError::Invalid { code, .. }) if code == "NOT_SIGNED"),
+        "{refused:?}"
+    );
+}
+
 #[test]
 fn amoxicillin_for_a_penicillin_allergic_patient_is_blocked_with_an_allergen_alert_offering_an_alternative()
  {

@@ -109,6 +109,21 @@ pub fn prescription_input(patient_id: Option<&str>, form: &DraftForm) -> net::Pr
     }
 }
 
+/// The draft form of "Prescribe again": the signed prescription's drug, sig and
+/// dispense, as they were signed (a renewal is a new prescription; the network
+/// screens it afresh).
+pub fn again_form(signed: &PrescriptionView) -> DraftForm {
+    DraftForm {
+        template_id: None,
+        drug_id: Some(signed.drug.id.clone()),
+        instructions: signed.instructions.clone(),
+        quantity: signed.dispense.quantity,
+        unit: signed.dispense.unit.clone(),
+        days_supply: signed.dispense.days_supply,
+        refills: signed.dispense.refills,
+    }
+}
+
 /// What `form` says that the prescription `saved` does not hold, as a form of
 /// only those fields; `None` when it holds all of it. Empty fields of the form
 /// were not sent and are not compared. Used when an earlier attempt of a new

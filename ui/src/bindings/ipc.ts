@@ -417,6 +417,7 @@ export interface Commands {
   find_templates: { args: { query: string }; result: Array<TemplateView> };
   get_prescription: { args: { action: ActionId | null; id: string }; result: PrescriptionView };
   save_draft: { args: { action: ActionId | null; patientId: string; id: string | null; key: CreateKey; form: DraftForm }; result: PrescriptionOutcome };
+  prescribe_again: { args: { action: ActionId | null; id: string; key: CreateKey }; result: PrescriptionOutcome };
   sign_prescriptions: { args: { action: ActionId | null; items: Array<SignRequest> }; result: Array<SignResult> };
   get_order: { args: { action: ActionId | null; id: string }; result: OrderView };
   draft_order: { args: { action: ActionId | null; patientId: string; prescriptionIds: Array<string>; key: CreateKey }; result: OrderOutcome };

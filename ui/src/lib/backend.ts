@@ -111,6 +111,7 @@ export const api = {
   getPrescription: (id: string, action: Action = null) => call('get_prescription', { action, id }),
   saveDraft: (patientId: string, id: string | null, key: CreateKey, form: DraftForm, action: Action = null) =>
     call('save_draft', { action, patientId, id, key, form }),
+  prescribeAgain: (id: string, key: CreateKey, action: Action = null) => call('prescribe_again', { action, id, key }),
   signPrescriptions: (items: SignRequest[], action: Action = null) =>
     call('sign_prescriptions', { action, items }),
   getOrder: (id: string, action: Action = null) => call('get_order', { action, id }),

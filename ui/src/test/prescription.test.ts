@@ -3,6 +3,7 @@ import { flushSync } from 'svelte';
 import type { ChoiceView } from '../bindings/ipc';
 import { ADA_SESSION, button, buttons, byLabel, install, patient, prescription, settle, type } from './fake';
 import { go, startApp } from './harness';
+import { nav } from '../lib/nav.svelte';
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const option = (label: string, value: string): ChoiceView => ({ label, value, reason: null, argument: 'drugId', exact: false, offers: [] });
@@ -79,6 +80,37 @@ describe('a draft prescription', () => {
       form: { templateId: null, drugId: 'drug_azi', instructions: null, quantity: null, unit: null, daysSupply: null, refills: null },
     });
     expect(root.querySelector('[data-testid="screening"]')?.textContent).toContain('Screening: READY');
+  });
+
+  it('prescribes a signed prescription again as a new draft opened for review, with one key however often it is tried', async () => {
+    const fake = install();
+    const signedRx = prescription('rx_1', { status: null, signing: 'SIGNED', signedAt: '2026-11-20' });
+    const renewed = prescription('rx_2', { status: 'BLOCKED' });
+    let failOnce = true;
+    fake
+      .on('get_prescription', ({ id }) => (id === 'rx_2' ? renewed : signedRx))
+      .on('get_patient', () => patient())
+      .on('prescribe_again', () => {
+        if (failOnce) {
+          failOnce = false;
+          throw { kind: 'network', message: 'connection reset' };
+        }
+        return { kind: 'saved', prescription: renewed, notes: [] };
+      });
+    const root = await startApp(fake, ADA_SESSION);
+    await go({ name: 'prescription', patientId: null, id: 'rx_1', key: 'rx-rx_1' });
+    expect(buttons(root, 'Review and sign')).toHaveLength(0);
+
+    button(root, 'Prescribe again').click();
+    await settle();
+    button(root, 'Try again').click();
+    await settle();
+
+    const calls = fake.callsOf('prescribe_again');
+    expect(calls).toHaveLength(2);
+    expect(calls[0]?.args.id).toBe('rx_1');
+    expect(calls[1]?.args.key).toBe(calls[0]?.args.key);
+    expect(nav.route).toMatchObject({ name: 'prescription', id: 'rx_2' });
   });
 
   it('copies the link for the prescriber and shows it to copy by hand', async () => {

@@ -10,12 +10,12 @@ use rxdesk_client::network::{Outcome, SIGNING_IN_FLIGHT, Signing};
 
 use super::{AppCore, ambiguity_note, idempotency_key, is_repeat, not_found, resumable_for};
 use crate::convert::{
-    change_notes, choice_view, form_changes, prescription_input, prescription_view,
+    again_form, change_notes, choice_view, form_changes, prescription_input, prescription_view,
 };
 use crate::index::{Scope, Touch};
 use crate::ipc::{
     ChoiceView, CommandError, CreateKey, DraftForm, PrescriptionOutcome, PrescriptionView,
-    RecordKind, Resumed, SignRequest, SignResult, SigningProgress,
+    RecordKind, Resumed, SignRequest, SignResult, SigningProgress, SigningState,
 };
 
 /// Fewer letters than this are not looked up.
@@ -109,6 +109,33 @@ impl AppCore {
             .await?;
         self.note_template(&scope, form, &outcome);
         Ok(self.prescription_outcome(&scope, outcome))
+    }
+
+    /// "Prescribe again": a new draft for the patient of the signed prescription
+    /// `id`, with its drug, sig and dispense (a signed prescription is final: a
+    /// renewal is a new prescription), made under `key` like any new draft and
+    /// screened afresh by the network — a new allergy blocks it. Never signed
+    /// here: the prescriber reviews it as any draft.
+    pub async fn prescribe_again(
+        &self,
+        id: &str,
+        key: &CreateKey,
+    ) -> Result<PrescriptionOutcome, CommandError> {
+        let signed = self.get_prescription(id).await?;
+        if signed.signing != SigningState::Signed {
+            return Err(CommandError::Invalid {
+                code: "NOT_SIGNED".into(),
+                message: "Only a signed prescription is prescribed again; this one is a draft: open it and change it instead.".into(),
+                field: None,
+            });
+        }
+        let Some(patient_id) = signed.patient_id.as_deref() else {
+            return Err(CommandError::Protocol {
+                message: "the network answered the prescription without its patient".into(),
+            });
+        };
+        self.save_draft(patient_id, None, key, &again_form(&signed))
+            .await
     }
 
     /// Keeps the template `form` drafted from when the network applied it, or
