@@ -450,50 +450,9 @@ mod tests {
         assert_eq!(file.load().environments.len(), 1);
     }
 
-    /// A tmpfs of `size` mounted on a new directory, or why not (mounting
-    /// needs root, or a user namespace): the test then says so and is skipped.
-    struct SmallDisk {
-        dir: tempfile::TempDir,
-    }
-
-    impl SmallDisk {
-        fn mount(size: &str) -> Result<Self, String> {
-            let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-            let status = std::process::Command::new("mount")
-                .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-                .arg(dir.path())
-                .stderr(std::process::Stdio::piped())
-                .output()
-                .map_err(|e| format!("mount could not run: {e}"))?;
-            if !status.status.success() {
-                return Err(format!(
-                    "mount -t tmpfs was refused: {}",
-                    String::from_utf8_lossy(&status.stderr).trim()
-                ));
-            }
-            Ok(Self { dir })
-        }
-
-        /// Fills what is left with one file.
-        fn fill(&self) {
-            use std::io::Write as _;
-            let mut filler = std::fs::File::create(self.dir.path().join("filler")).unwrap();
-            let block = vec![0u8; 4096];
-            while filler.write_all(&block).is_ok() {}
-        }
-    }
-
-    impl Drop for SmallDisk {
-        fn drop(&mut self) {
-            let _ = std::process::Command::new("umount")
-                .arg(self.dir.path())
-                .status();
-        }
-    }
-
     #[test]
     fn a_full_disk_leaves_the_file_as_it_was_and_says_so_in_words() {
-        let disk = match SmallDisk::mount("256k") {
+        let disk = match crate::small_disk::SmallDisk::mount("256k") {
             Ok(disk) => disk,
             Err(why) => {
                 eprintln!("skipped: no small tmpfs here ({why})");

@@ -18,6 +18,8 @@ pub mod policy;
 pub mod sandbox;
 pub mod scripting;
 pub mod session_store;
+#[cfg(test)]
+mod small_disk;
 pub mod updates;
 pub mod web_process;
 
