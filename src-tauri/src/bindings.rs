@@ -23,6 +23,7 @@ pub fn typescript_bindings() -> String {
         EnvironmentInfo::decl(&cfg),
         EnvironmentInput::decl(&cfg),
         SessionStorage::decl(&cfg),
+        KeyringProblem::decl(&cfg),
         SessionInfo::decl(&cfg),
         SessionEnd::decl(&cfg),
         SessionEvent::decl(&cfg),

@@ -145,7 +145,14 @@ commands! {
     /// Whether the active network speaks what the app sends (cached per environment).
     fn check_network(core) -> NetworkCheck { core.check_network().await }
 
-    fn sign_in(core) -> () { core.inner().start_sign_in().await }
+    /// `this_run_only`: the user chose to sign in although the keyring cannot
+    /// keep the session (it is then kept in memory until the app closes).
+    fn sign_in(core, this_run_only: Option<bool>) -> () {
+        if this_run_only == Some(true) {
+            core.keep_session_in_memory();
+        }
+        core.inner().start_sign_in().await
+    }
     fn cancel_sign_in(core) -> () {
         core.cancel_sign_in().await;
         Ok(())

@@ -39,6 +39,11 @@ pub enum EnvironmentsError {
     Invalid { field: String, message: String },
     #[error("cannot read or write {path}: {reason}")]
     File { path: String, reason: String },
+    /// The disk (or the user's quota) is full: the file is as it was.
+    #[error(
+        "the disk is full: {path} was not changed and nothing was lost; free some space and try again"
+    )]
+    DiskFull { path: String },
 }
 
 /// A usable network from the file or the variables.
@@ -199,7 +204,17 @@ impl EnvironmentsFile {
             file.sync_all()?;
             std::fs::rename(&tmp, &self.path)
         };
-        write().map_err(|e| self.file_error(&e.to_string()))
+        write().map_err(|e| {
+            // Not left behind to take space; the old file is untouched.
+            let _ = std::fs::remove_file(&tmp);
+            if is_disk_full(&e) {
+                EnvironmentsError::DiskFull {
+                    path: self.path.display().to_string(),
+                }
+            } else {
+                self.file_error(&e.to_string())
+            }
+        })
     }
 
     fn file_error(&self, reason: &str) -> EnvironmentsError {
@@ -208,6 +223,11 @@ impl EnvironmentsFile {
             reason: reason.to_owned(),
         }
     }
+}
+
+/// ENOSPC, or a quota's EDQUOT: the disk is full for this user.
+pub fn is_disk_full(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::StorageFull || e.kind() == std::io::ErrorKind::QuotaExceeded
 }
 
 /// The id of a file environment named `name`.
@@ -428,6 +448,35 @@ mod tests {
 
         file.remove("file:staging-eu").unwrap();
         assert_eq!(file.load().environments.len(), 1);
+    }
+
+    #[test]
+    fn a_full_disk_leaves_the_file_as_it_was_and_says_so_in_words() {
+        let disk = match crate::small_disk::SmallDisk::mount("256k") {
+            Ok(disk) => disk,
+            Err(why) => {
+                eprintln!("skipped: no small tmpfs here ({why})");
+                return;
+            }
+        };
+        let file = EnvironmentsFile::in_dir(disk.dir.path());
+        file.add(&input("Staging", "https://auth.example")).unwrap();
+        let before = std::fs::read_to_string(file.path()).unwrap();
+        disk.fill();
+
+        let refused = file
+            .add(&input("Other", "https://other.example"))
+            .unwrap_err();
+
+        assert!(
+            refused.to_string().starts_with("the disk is full: ")
+                && refused
+                    .to_string()
+                    .ends_with("nothing was lost; free some space and try again"),
+            "{refused}"
+        );
+        assert_eq!(std::fs::read_to_string(file.path()).unwrap(), before);
+        assert!(!disk.dir.path().join("environments.toml.tmp").exists());
     }
 
     #[test]

@@ -36,7 +36,22 @@ pub enum IndexError {
     #[error("the local index cannot be opened: {0}")]
     Open(String),
     #[error("the local index failed: {0}")]
-    Sql(#[from] rusqlite::Error),
+    Sql(rusqlite::Error),
+    /// SQLite found the disk full (`SQLITE_FULL`): the write was rolled back,
+    /// the index is as it was, and the record itself is at the network.
+    #[error(
+        "the disk is full: the local index could not note this record (it is saved at the network: nothing was lost); free some space and try again"
+    )]
+    DiskFull,
+}
+
+impl From<rusqlite::Error> for IndexError {
+    fn from(e: rusqlite::Error) -> Self {
+        match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DiskFull) => Self::DiskFull,
+            _ => Self::Sql(e),
+        }
+    }
 }
 
 /// Whose records: an environment and an organization.
@@ -308,7 +323,7 @@ fn create_private(path: &Path) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     fn scope(org: &str) -> Scope {
@@ -316,6 +331,44 @@ mod tests {
             environment: "sandbox".into(),
             organization: org.into(),
         }
+    }
+
+    #[test]
+    fn a_full_disk_is_told_in_words_and_the_records_noted_before_are_kept() {
+        let disk = match crate::small_disk::SmallDisk::mount("512k") {
+            Ok(disk) => disk,
+            Err(why) => {
+                eprintln!("skipped: no small tmpfs here ({why})");
+                return;
+            }
+        };
+        let index = Index::open(&disk.dir.path().join("index.sqlite")).unwrap();
+        let s = scope("org_a");
+        index
+            .touch(&s, RecordKind::Patient, "pat_kept", None)
+            .unwrap();
+        disk.fill();
+
+        let refused = (0..2_000)
+            .find_map(|n| {
+                let id = format!("pat_{n:0>200}");
+                index.touch(&s, RecordKind::Patient, &id, None).err()
+            })
+            .expect("a full disk refuses a write at last");
+
+        assert!(matches!(refused, IndexError::DiskFull), "{refused:?}");
+        assert!(
+            refused.to_string().starts_with("the disk is full: ")
+                && refused.to_string().contains("nothing was lost"),
+            "{refused}"
+        );
+        let kept: Vec<_> = index
+            .recent(&s, RecordKind::Patient, LIST_LIMIT)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.id)
+            .collect();
+        assert!(kept.contains(&"pat_kept".to_owned()), "{kept:?}");
     }
 
     #[test]

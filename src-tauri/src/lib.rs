@@ -18,6 +18,8 @@ pub mod policy;
 pub mod sandbox;
 pub mod scripting;
 pub mod session_store;
+#[cfg(test)]
+mod small_disk;
 pub mod updates;
 pub mod web_process;
 
@@ -63,7 +65,7 @@ fn platform_config<R: Runtime>(app: &tauri::AppHandle<R>) -> Result<CoreConfig, 
         .map_err(|e| StartError::Directory("data", e.to_string()))?;
     let store = SessionStore::platform();
     if let Some(reason) = store.memory_reason() {
-        tracing::warn!(reason, "no keyring: the session is kept in memory only");
+        tracing::warn!(reason = %reason, "no keyring: a session can only be kept in memory");
     }
     let index = match Index::open(&data_dir.join("index.sqlite")) {
         Ok(index) => index,

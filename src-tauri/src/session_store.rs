@@ -1,6 +1,8 @@
 //! Where a signed-in session is kept between runs: the OS keyring, under one
 //! entry ([`SESSION_ENTRY`]: the app keeps at most one session), or — when no
-//! keyring service answers — memory only.
+//! keyring service answers — memory only. Never anywhere else: a keyring that
+//! is missing, locked or refusing is a [`KeyringTrouble`] the app tells the
+//! user about ([`KeyringProblem`]: what is wrong, in a kind they can act on).
 //!
 //! A serialized session (a JWT, a refresh token, who and which organization)
 //! can exceed what one credential holds (Windows' Credential Manager stops at
@@ -45,15 +47,115 @@ pub const CHUNK_LEN: usize = 1_200;
 /// More chunks than this is not a session.
 const MAX_CHUNKS: usize = 16;
 
+/// Why the keyring cannot keep the session, as the user can act on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyringProblem {
+    /// No keyring service answers: no Secret Service on the desktop session's
+    /// D-Bus (or no D-Bus session at all), no default store.
+    NotRunning,
+    /// The keyring is locked and was not unlocked (its unlock prompt was
+    /// dismissed), or access to it was not granted.
+    Locked,
+    /// The keyring answered but refused, for another reason (a failed write,
+    /// a full or broken store).
+    Refused,
+}
+
+impl KeyringProblem {
+    /// The problem in a few words ("the keyring is locked").
+    pub fn summary(self) -> &'static str {
+        match self {
+            Self::NotRunning => "no keyring service is running",
+            Self::Locked => "the keyring is locked and was not unlocked",
+            Self::Refused => "the keyring refused",
+        }
+    }
+}
+
+/// A keyring failure: its kind, and the keyring's own words (`detail`, never
+/// a secret: keyring errors name entries by service and user only).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}: {detail}", problem.summary())]
+pub struct KeyringTrouble {
+    pub problem: KeyringProblem,
+    pub detail: String,
+}
+
+impl KeyringTrouble {
+    /// Classifies a keyring error. On Linux the Secret Service's own error is
+    /// read: locked, or a prompt dismissed, is [`KeyringProblem::Locked`]; no
+    /// provider on the bus is [`KeyringProblem::NotRunning`].
+    pub fn of(error: &KeyringError) -> Self {
+        let problem = match error {
+            KeyringError::NoDefaultStore => KeyringProblem::NotRunning,
+            KeyringError::NoStorageAccess(inner) => {
+                secret_service_problem(inner.as_ref()).unwrap_or(KeyringProblem::Locked)
+            }
+            KeyringError::PlatformFailure(inner) => {
+                secret_service_problem(inner.as_ref()).unwrap_or(KeyringProblem::Refused)
+            }
+            _ => KeyringProblem::Refused,
+        };
+        Self {
+            problem,
+            detail: error.to_string(),
+        }
+    }
+}
+
+/// What a Secret Service error behind a keyring error means, if it is one.
+#[cfg(target_os = "linux")]
+fn secret_service_problem(
+    error: &(dyn std::error::Error + Send + Sync + 'static),
+) -> Option<KeyringProblem> {
+    use secret_service::Error as Ss;
+    let found = error.downcast_ref::<Ss>()?;
+    Some(match found {
+        Ss::Locked | Ss::Prompt | Ss::PromptDisconnected => KeyringProblem::Locked,
+        Ss::Unavailable => KeyringProblem::NotRunning,
+        // A bus without the service: D-Bus names the error by its well-known
+        // name in the text zbus gives it (no type of its own to match).
+        Ss::Zbus(_) | Ss::ZbusFdo(_)
+            if ["ServiceUnknown", "NameHasNoOwner"]
+                .iter()
+                .any(|name| found.to_string().contains(name)) =>
+        {
+            KeyringProblem::NotRunning
+        }
+        _ => KeyringProblem::Refused,
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn secret_service_problem(
+    _: &(dyn std::error::Error + Send + Sync + 'static),
+) -> Option<KeyringProblem> {
+    None
+}
+
 /// Why the store could not do what was asked.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("the keyring refused: {0}")]
-    Keyring(String),
+    #[error(transparent)]
+    Keyring(KeyringTrouble),
     #[error("the stored session is damaged: {0}")]
     Damaged(String),
     #[error("the session is too large to store ({0} characters)")]
     TooLarge(usize),
+}
+
+impl StoreError {
+    /// The failure as the keyring's trouble: what a store that cannot hold the
+    /// session (damaged, too large) means to the user is a refusal.
+    pub fn into_trouble(self) -> KeyringTrouble {
+        match self {
+            Self::Keyring(trouble) => trouble,
+            other => KeyringTrouble {
+                problem: KeyringProblem::Refused,
+                detail: other.to_string(),
+            },
+        }
+    }
 }
 
 /// The keyring, or memory when there is none.
@@ -61,7 +163,7 @@ pub enum StoreError {
 pub enum SessionStore {
     Keyring(Arc<CredentialStore>),
     Memory {
-        reason: String,
+        trouble: KeyringTrouble,
         entries: Arc<Mutex<HashMap<String, String>>>,
         /// Tests only: how many more writes succeed before the store "crashes".
         writes_left: Arc<Mutex<Option<usize>>>,
@@ -72,18 +174,26 @@ impl std::fmt::Debug for SessionStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Keyring(store) => f.debug_tuple("Keyring").field(&store.vendor()).finish(),
-            Self::Memory { reason, .. } => {
-                f.debug_struct("Memory").field("reason", reason).finish()
+            Self::Memory { trouble, .. } => {
+                f.debug_struct("Memory").field("trouble", trouble).finish()
             }
         }
     }
 }
 
 impl SessionStore {
-    /// Memory only, with the reason shown to the user.
-    pub fn memory(reason: impl Into<String>) -> Self {
+    /// Memory only, because no keyring service runs (`detail`: what was seen).
+    pub fn memory(detail: impl Into<String>) -> Self {
+        Self::memory_for(KeyringTrouble {
+            problem: KeyringProblem::NotRunning,
+            detail: detail.into(),
+        })
+    }
+
+    /// Memory only, for `trouble`.
+    pub fn memory_for(trouble: KeyringTrouble) -> Self {
         Self::Memory {
-            reason: reason.into(),
+            trouble,
             entries: Arc::default(),
             writes_left: Arc::default(),
         }
@@ -108,9 +218,10 @@ impl SessionStore {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         match left.as_mut() {
-            Some(0) => Err(StoreError::Keyring(
-                "the store stopped (simulated crash)".into(),
-            )),
+            Some(0) => Err(StoreError::Keyring(KeyringTrouble {
+                problem: KeyringProblem::Refused,
+                detail: "the store stopped (simulated crash)".into(),
+            })),
             Some(n) => {
                 *n -= 1;
                 Ok(())
@@ -123,7 +234,7 @@ impl SessionStore {
     pub fn platform() -> Self {
         match platform_store() {
             Ok(store) => Self::probe(store),
-            Err(e) => Self::memory(format!("no keyring service: {e}")),
+            Err(e) => Self::memory(e.to_string()),
         }
     }
 
@@ -134,15 +245,15 @@ impl SessionStore {
             .and_then(|entry| entry.get_password());
         match answer {
             Ok(_) | Err(KeyringError::NoEntry) => Self::Keyring(store),
-            Err(e) => Self::memory(format!("the keyring did not answer: {e}")),
+            Err(e) => Self::memory_for(KeyringTrouble::of(&e)),
         }
     }
 
     /// `None` when the keyring is in use, else why the session is memory-only.
-    pub fn memory_reason(&self) -> Option<&str> {
+    pub fn memory_reason(&self) -> Option<&KeyringTrouble> {
         match self {
             Self::Keyring(_) => None,
-            Self::Memory { reason, .. } => Some(reason),
+            Self::Memory { trouble, .. } => Some(trouble),
         }
     }
 
@@ -248,16 +359,14 @@ impl SessionStore {
     }
 
     fn entry(store: &CredentialStore, user: &str) -> Result<Entry, StoreError> {
-        store
-            .build(SERVICE, user, None)
-            .map_err(|e| StoreError::Keyring(e.to_string()))
+        store.build(SERVICE, user, None).map_err(keyring_error)
     }
 
     fn put(&self, user: &str, value: &str) -> Result<(), StoreError> {
         match self {
             Self::Keyring(store) => Self::entry(store.as_ref(), user)?
                 .set_password(value)
-                .map_err(|e| StoreError::Keyring(e.to_string())),
+                .map_err(keyring_error),
             Self::Memory { entries, .. } => {
                 self.spend_write()?;
                 lock(entries).insert(user.to_owned(), value.to_owned());
@@ -271,7 +380,7 @@ impl SessionStore {
             Self::Keyring(store) => match Self::entry(store.as_ref(), user)?.get_password() {
                 Ok(v) => Ok(Some(v)),
                 Err(KeyringError::NoEntry) => Ok(None),
-                Err(e) => Err(StoreError::Keyring(e.to_string())),
+                Err(e) => Err(keyring_error(e)),
             },
             Self::Memory { entries, .. } => Ok(lock(entries).get(user).cloned()),
         }
@@ -281,7 +390,7 @@ impl SessionStore {
         match self {
             Self::Keyring(store) => match Self::entry(store.as_ref(), user)?.delete_credential() {
                 Ok(()) | Err(KeyringError::NoEntry) => Ok(()),
-                Err(e) => Err(StoreError::Keyring(e.to_string())),
+                Err(e) => Err(keyring_error(e)),
             },
             Self::Memory { entries, .. } => {
                 if lock(entries).contains_key(user) {
@@ -292,6 +401,10 @@ impl SessionStore {
             }
         }
     }
+}
+
+fn keyring_error(e: KeyringError) -> StoreError {
+    StoreError::Keyring(KeyringTrouble::of(&e))
 }
 
 fn lock(
@@ -407,23 +520,89 @@ mod tests {
         assert_eq!(store.load("b").unwrap().as_deref(), Some("other"));
     }
 
-    #[test]
-    fn a_keyring_that_fails_to_answer_means_memory_only_with_the_reason() {
+    /// A mock keyring whose probe read fails with `error`.
+    fn failing_probe(error: KeyringError) -> SessionStore {
         let backing = mock_backing();
         let entry = backing.build(SERVICE, "probe", None).unwrap();
         let cred: &keyring_core::mock::Cred = entry.as_any().downcast_ref().unwrap();
-        cred.set_error(KeyringError::NoStorageAccess(Box::new(
-            std::io::Error::other("locked"),
+        cred.set_error(error);
+        SessionStore::probe(backing)
+    }
+
+    #[test]
+    fn a_keyring_that_fails_to_answer_means_memory_only_with_the_reason() {
+        let store = failing_probe(KeyringError::NoStorageAccess(Box::new(
+            std::io::Error::other("no access"),
         )));
 
-        let store = SessionStore::probe(backing);
-
         let reason = store.memory_reason().unwrap();
-        assert!(reason.contains("did not answer"), "{reason}");
+        assert!(reason.detail.contains("no access"), "{reason}");
         store.save("env", "kept in memory").unwrap();
         assert_eq!(
             store.load("env").unwrap().as_deref(),
             Some("kept in memory")
+        );
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_locked_keyring_whose_prompt_was_dismissed_is_told_as_locked() {
+        let store = failing_probe(KeyringError::NoStorageAccess(Box::new(
+            secret_service::Error::Prompt,
+        )));
+
+        let trouble = store.memory_reason().unwrap();
+
+        assert_eq!(trouble.problem, KeyringProblem::Locked);
+        assert!(
+            trouble
+                .to_string()
+                .starts_with("the keyring is locked and was not unlocked"),
+            "{trouble}"
+        );
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn no_secret_service_provider_is_told_as_not_running() {
+        let store = failing_probe(KeyringError::PlatformFailure(Box::new(
+            secret_service::Error::Unavailable,
+        )));
+
+        assert_eq!(
+            store.memory_reason().unwrap().problem,
+            KeyringProblem::NotRunning
+        );
+    }
+
+    #[test]
+    fn a_platform_failure_of_another_kind_is_told_as_refused() {
+        let store = failing_probe(KeyringError::PlatformFailure(Box::new(
+            std::io::Error::other("disk full"),
+        )));
+
+        assert_eq!(
+            store.memory_reason().unwrap().problem,
+            KeyringProblem::Refused
+        );
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_refused_write_names_its_kind() {
+        let backing = mock_backing();
+        let store = SessionStore::probe(backing.clone());
+        let entry = backing.build(SERVICE, "env#1.0", None).unwrap();
+        let cred: &keyring_core::mock::Cred = entry.as_any().downcast_ref().unwrap();
+        cred.set_error(KeyringError::NoStorageAccess(Box::new(
+            secret_service::Error::Locked,
+        )));
+
+        let refused = store.save("env", "text").unwrap_err();
+
+        assert!(
+            matches!(&refused, StoreError::Keyring(t) if t.problem == KeyringProblem::Locked),
+            "{refused:?}"
         );
     }
 

@@ -595,10 +595,15 @@ fn sign_out_with_the_network_unreachable_says_the_session_was_not_revoked() {
 #[test]
 fn a_keyring_that_fails_to_delete_at_sign_out_is_reported() {
     let sandbox = sandbox();
-    let store = rxdesk_lib::session_store::SessionStore::memory("test keyring");
-    let app = TestApp::start(Options::new(&sandbox, &store));
+    let keyring = mock_keyring();
+    let app = TestApp::start(Options::new(&sandbox, &keyring));
     app.sign_in_as(ADA);
-    store.crashing_after(0);
+    // The first part of the stored session, removed last.
+    fail_next_keyring_call(
+        &keyring,
+        "session#1.0",
+        keyring_core::Error::PlatformFailure("the keyring broke".into()),
+    );
 
     let summary: SignOutSummary = app.ok("sign_out", json!({}));
 
@@ -936,50 +941,6 @@ fn no_callback_in_time_reaches_the_ui_as_a_timeout() {
             ..
         }
     ));
-}
-
-#[test]
-fn without_a_keyring_the_session_lives_in_memory_and_the_ui_is_told_why() {
-    let sandbox = sandbox();
-    let memory = SessionStore::memory("no keyring service: Failed to connect to address");
-    let app = TestApp::start(Options::new(&sandbox, &memory));
-
-    let status = status(&app);
-
-    assert!(
-        matches!(status.storage, SessionStorage::MemoryOnly { ref reason } if reason.contains("no keyring"))
-    );
-    app.sign_in_as(ADA);
-    assert!(self::status(&app).session.is_some());
-}
-
-#[test]
-fn a_keyring_that_refuses_to_store_the_session_turns_memory_only_and_the_ui_is_told() {
-    let sandbox = sandbox();
-    let app = TestApp::start(Options::new(&sandbox, &locked_keyring()));
-    assert_eq!(status(&app).storage, SessionStorage::Keyring);
-
-    app.sign_in_as(ADA);
-
-    let event = app
-        .session_events
-        .recv_timeout(Duration::from_secs(5))
-        .unwrap();
-    assert!(event.session.is_some());
-    assert!(
-        matches!(&event.storage, SessionStorage::MemoryOnly { reason } if reason.contains("locked")),
-        "{:?}",
-        event.storage
-    );
-    assert!(matches!(
-        status(&app).storage,
-        SessionStorage::MemoryOnly { .. }
-    ));
-    assert_eq!(
-        find_patients(&app, "Delgado").len(),
-        1,
-        "the session still works from memory"
-    );
 }
 
 #[test]

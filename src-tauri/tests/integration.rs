@@ -10,6 +10,7 @@ mod support;
 
 mod bad_link;
 mod commands;
+mod keyring;
 mod production;
 mod round_trips;
 mod updates;

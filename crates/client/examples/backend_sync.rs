@@ -13,8 +13,12 @@
 //! CSV columns: external_id,first_name,last_name,date_of_birth,sex,phone,email,
 //! medication,quantity,unit,days_supply,instructions. The logic lives in
 //! `rxdesk_client::sync`; this file is the command-line wrapper. Each rejected
-//! row is printed as `FILE: line N: COLUMN: why`; the exit status is 1 when a
-//! row was rejected, 2 for a usage or configuration error.
+//! row is printed as `FILE: line N: COLUMN: why`; a row the network's trouble
+//! stopped after all its attempts as `FILE: line N: not finished (what was
+//! done); stopped at what: why. Run again to finish…`, and a run that stopped
+//! early (the network down, or an error every row would meet) says where and
+//! why. The summary is always printed; the exit status is 1 when a row was
+//! rejected or not finished, 2 for a usage or configuration error.
 
 use std::process::ExitCode;
 
@@ -53,19 +57,32 @@ async fn main() -> ExitCode {
         .with_client("rxdesk-backend-sync", RequestSource::DirectApi);
     match sync::sync_csv(&network, file).await {
         Ok(report) => {
+            let file = path.to_string_lossy();
             for rejected in &report.rejected {
-                eprintln!("{}: {rejected}", path.to_string_lossy());
+                eprintln!("{file}: {rejected}");
+            }
+            for unfinished in &report.unfinished {
+                eprintln!("{file}: {unfinished}");
+            }
+            if let Some(stopped) = &report.stopped_early {
+                eprintln!("{file}: {stopped}");
             }
             println!(
-                "patients created: {}, prescriptions created: {}, orders created: {}, orders sent: {}, rows unchanged: {}, rows rejected: {}",
+                "patients created: {}, prescriptions created: {}, orders created: {}, orders sent: {}, rows unchanged: {}, rows rejected: {}, rows not finished: {}{}",
                 report.patients_created,
                 report.prescriptions_created,
                 report.orders_created,
                 report.orders_sent,
                 report.rows_unchanged,
-                report.rejected.len()
+                report.rejected.len(),
+                report.unfinished.len(),
+                if report.stopped_early.is_some() {
+                    " (stopped early)"
+                } else {
+                    ""
+                }
             );
-            if report.rejected.is_empty() {
+            if report.is_complete() {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::FAILURE

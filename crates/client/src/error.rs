@@ -69,6 +69,18 @@ pub enum ClientError {
         attempts: u32,
         last: Option<Box<ClientError>>,
     },
+    /// Every attempt the policy allows for the call failed on transient
+    /// trouble, within its deadline: `last` is what the last attempt met. Like
+    /// [`ClientError::TimedOut`], a write may or may not have been applied, and
+    /// sending it again with the same idempotency key is safe. (A call allowed
+    /// only one attempt answers that attempt's error as it is.)
+    #[error("gave up after {attempts} attempts in {} ({call} call): {last}", seconds(*after))]
+    GaveUp {
+        call: CallKind,
+        after: Duration,
+        attempts: u32,
+        last: Box<ClientError>,
+    },
     /// The server's certificate is not trusted (unknown authority, another
     /// name, expired). It will fail again until IT fixes the trust store or
     /// the clock, so it is never retried; the message says what to ask for.
@@ -90,7 +102,8 @@ impl ClientError {
     /// reset, closed before the answer, no answer in time), HTTP 502/503/504,
     /// 429, and an `UpstreamServiceError` marked `retryable`. Nothing else will:
     /// not a refusal, a signed-out token, invalid input, an answer we cannot
-    /// read, an untrusted certificate, a 500, or a call already out of time.
+    /// read, an untrusted certificate, a 500, or a call already out of time or
+    /// out of attempts.
     pub fn is_transient(&self) -> bool {
         match self {
             Self::Network { .. } | Self::RateLimited { .. } => true,
@@ -111,6 +124,7 @@ impl ClientError {
             Self::Network { .. } => "network",
             Self::RateLimited { .. } => "rate_limited",
             Self::TimedOut { .. } => "timed_out",
+            Self::GaveUp { .. } => "gave_up",
             Self::Untrusted { .. } => "untrusted",
             Self::Server { .. } => "server",
             Self::Protocol { .. } => "protocol",
@@ -320,6 +334,12 @@ mod tests {
                 attempts: 3,
                 last: None,
             },
+            ClientError::GaveUp {
+                call: CallKind::Write,
+                after: Duration::from_secs(8),
+                attempts: 5,
+                last: Box::new(server(503)),
+            },
         ] {
             assert!(!lasting.is_transient(), "{lasting:?}");
         }
@@ -351,6 +371,23 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "no answer from the network within 30 s (write call, 4 attempts); last: network trouble: connection refused"
+        );
+    }
+
+    #[test]
+    fn giving_up_names_the_attempts_the_time_and_the_last_trouble() {
+        let e = ClientError::GaveUp {
+            call: CallKind::Write,
+            after: Duration::from_millis(7_850),
+            attempts: 5,
+            last: Box::new(ClientError::Network {
+                message: "connection closed before message completed".into(),
+            }),
+        };
+
+        assert_eq!(
+            e.to_string(),
+            "gave up after 5 attempts in 7.9 s (write call): network trouble: connection closed before message completed"
         );
     }
 

@@ -18,9 +18,10 @@
 //!   the server said how long (`Retry-After`, delta-seconds or an HTTP-date, on
 //!   429 and 503): then exactly that.
 //! - **When it gives up**: after [`RetryPolicy`]'s attempts for the call's
-//!   [`CallKind`], or at its deadline, which covers every attempt and every
-//!   wait; each attempt also has its own time limit. A wait that would end past
-//!   the deadline is not started: the call ends with
+//!   [`CallKind`] — [`ClientError::GaveUp`], naming the attempts, the time
+//!   spent and the last trouble — or at its deadline, which covers every
+//!   attempt and every wait; each attempt also has its own time limit. A wait
+//!   that would end past the deadline is not started: the call ends with
 //!   [`ClientError::TimedOut`] (or [`ClientError::RateLimited`] when the server
 //!   asked for longer than is left).
 //!
@@ -305,6 +306,18 @@ where
             Failed::Transient { error, retry_after } => (error, retry_after),
         };
         if made >= attempts {
+            // One attempt allowed (a call that must not repeat): its error as
+            // it is. Otherwise say that the policy's attempts were spent.
+            let error = if made > 1 {
+                ClientError::GaveUp {
+                    call: plan.kind,
+                    after: started.elapsed(),
+                    attempts: made,
+                    last: Box::new(error),
+                }
+            } else {
+                error
+            };
             return (Err(error), made);
         }
         let wait = retry_after.unwrap_or_else(|| full_jitter(plan.policy, made));
@@ -516,7 +529,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn attempts_are_bounded_and_the_last_error_answered() {
+    async fn running_out_of_attempts_answers_how_many_and_the_last_trouble() {
         let policy = quick().with_attempts(CallKind::Read, 3);
 
         let (result, made) = run(plan(&policy, Repeat::Safe), notify, |_| async {
@@ -524,14 +537,19 @@ mod tests {
         })
         .await;
 
-        assert!(matches!(
-            result,
-            Err(ClientError::Server {
-                status: Some(503),
-                ..
-            })
-        ));
-        assert_eq!(made, 3);
+        let Err(ClientError::GaveUp {
+            call,
+            attempts,
+            last,
+            ..
+        }) = &result
+        else {
+            panic!("{result:?}")
+        };
+        assert_eq!((*call, *attempts, made), (CallKind::Read, 3, 3));
+        assert_eq!(**last, unavailable());
+        let text = result.unwrap_err().to_string();
+        assert!(text.starts_with("gave up after 3 attempts in "), "{text}");
     }
 
     #[tokio::test]

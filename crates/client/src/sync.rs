@@ -11,6 +11,14 @@
 //! A row that fails validation (ours or the network's) is reported
 //! with its line number and column, and the others go on. Nothing here logs row
 //! contents.
+//!
+//! **Persistent trouble.** A row whose call still fails after all its attempts
+//! (or its deadline) is reported as [`Unfinished`] — its line, what was done,
+//! the step it stopped at and why — and the run goes on with the next row:
+//! running again finishes it. When [`DOWN_AFTER`] rows in a row end that way,
+//! the network is taken to be down and the run stops early, with the report so
+//! far ([`StoppedEarly`]); so does an error every row would meet again (signed
+//! out, refused, an untrusted certificate, answers we cannot read).
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -20,7 +28,7 @@ use serde::Deserialize;
 use crate::error::ClientError;
 use crate::idempotency::{IdempotencyKey, InvalidKey};
 use crate::network::documents::{
-    Change, ChangeSeverity, Date, DispenseInput, HumanNameInput, OrderState,
+    Change, ChangeSeverity, Date, DispenseInput, HumanNameInput, Order, OrderCandidate, OrderState,
     PatientDemographicInput, PatientInput, PatientReferenceInput, PrescriptionInput,
     PrescriptionSigningState, Sex, TreatmentReferenceInput,
 };
@@ -42,15 +50,126 @@ pub const COLUMNS: [&str; 12] = [
     "instructions",
 ];
 
-/// Why the whole sync stopped (a bad row does not stop it).
+/// Rows in a row that end on network trouble after all their attempts before
+/// the run takes the network to be down and stops early (each such row has
+/// spent a call's deadline or attempts, so this is about a minute and a half
+/// of a dead link at most, never one bad moment).
+pub const DOWN_AFTER: usize = 3;
+
+/// Why the sync could not start or read its file (a bad row, or the network's
+/// trouble, does not end it with an error: see [`SyncReport`]).
 #[derive(Debug, thiserror::Error)]
 pub enum SyncError {
     #[error("the CSV cannot be read: {0}")]
     Csv(String),
     #[error("the CSV header lacks the column {0}")]
     MissingColumn(&'static str),
-    #[error(transparent)]
-    Client(#[from] ClientError),
+}
+
+/// One step of a row, in the order they are taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    LookUpMedication,
+    SyncPatient,
+    DraftPrescription,
+    DraftOrder,
+    ReadOrder,
+    SendOrder,
+}
+
+impl Step {
+    /// "drafting the prescription".
+    pub fn doing(self) -> &'static str {
+        match self {
+            Self::LookUpMedication => "looking up the medication",
+            Self::SyncPatient => "syncing the patient",
+            Self::DraftPrescription => "drafting the prescription",
+            Self::DraftOrder => "drafting the order",
+            Self::ReadOrder => "reading the order's signatures",
+            Self::SendOrder => "sending the order",
+        }
+    }
+
+    /// "prescription drafted".
+    pub fn done(self) -> &'static str {
+        match self {
+            Self::LookUpMedication => "medication found",
+            Self::SyncPatient => "patient synced",
+            Self::DraftPrescription => "prescription drafted",
+            Self::DraftOrder => "order drafted",
+            Self::ReadOrder => "order read",
+            Self::SendOrder => "order sent",
+        }
+    }
+}
+
+/// A row the run could not finish because a call to the network failed after
+/// all its attempts: its line, the steps done, the step it stopped at and the
+/// call's error. Running the sync again finishes it: a row's drafts carry its
+/// `external_id` as their key and the patient is matched, so nothing is made
+/// twice (a write whose answer was lost may already be saved).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unfinished {
+    pub line: u64,
+    pub done: Vec<Step>,
+    pub stopped_at: Step,
+    pub error: ClientError,
+}
+
+impl std::fmt::Display for Unfinished {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let done = if self.done.is_empty() {
+            "nothing done".to_owned()
+        } else {
+            self.done
+                .iter()
+                .map(|s| s.done())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        write!(
+            f,
+            "line {}: not finished ({done}); stopped {}: {}. Run again to finish: the row's key makes that safe",
+            self.line,
+            self.stopped_at.doing(),
+            self.error
+        )
+    }
+}
+
+/// Why the run stopped before the end of the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopReason {
+    /// [`DOWN_AFTER`] rows in a row could not be finished on network trouble.
+    NetworkDown { rows: usize },
+    /// An error every other row would meet again (signed out, refused, an
+    /// untrusted certificate, answers we cannot read).
+    Lasting(ClientError),
+}
+
+/// The run stopped at `line`: the rows after it, and the orders of earlier
+/// rows still to be sent, were not tried.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoppedEarly {
+    pub line: u64,
+    pub reason: StopReason,
+}
+
+impl std::fmt::Display for StoppedEarly {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.reason {
+            StopReason::NetworkDown { rows } => write!(
+                f,
+                "stopped at line {}: {rows} rows in a row met network trouble after all their attempts, so the network looks down; the rest was not tried. Run again to finish when it is back",
+                self.line
+            ),
+            StopReason::Lasting(error) => write!(
+                f,
+                "stopped at line {}: {error}; every other row would meet it too, so the rest was not tried. Run again once it is fixed",
+                self.line
+            ),
+        }
+    }
 }
 
 /// A row that was skipped: its line in the file, the column at fault, and why.
@@ -77,12 +196,106 @@ pub struct SyncReport {
     /// Rows already fully present from an earlier run.
     pub rows_unchanged: usize,
     pub rejected: Vec<RowError>,
+    /// Rows stopped by network trouble: running again finishes them.
+    pub unfinished: Vec<Unfinished>,
+    /// Set when the run did not reach the end of the file.
+    pub stopped_early: Option<StoppedEarly>,
 }
 
 impl SyncReport {
     /// Records created by this run (patients, prescriptions, orders).
     pub fn created(&self) -> usize {
         self.patients_created + self.prescriptions_created + self.orders_created
+    }
+
+    /// Whether every row was done (none rejected, unfinished or left untried).
+    pub fn is_complete(&self) -> bool {
+        self.rejected.is_empty() && self.unfinished.is_empty() && self.stopped_early.is_none()
+    }
+}
+
+/// What a failed call means for the run.
+enum Verdict {
+    /// Network trouble: the row is unfinished, the run goes on.
+    Trouble,
+    /// The network answered about this row's input: the row is rejected.
+    Row,
+    /// Every row would meet it: the run stops.
+    Lasting,
+}
+
+fn verdict(error: &ClientError) -> Verdict {
+    match error {
+        ClientError::GaveUp { .. }
+        | ClientError::TimedOut { .. }
+        | ClientError::RateLimited { .. }
+        | ClientError::Network { .. }
+        | ClientError::Server { .. }
+        | ClientError::Upstream { .. } => Verdict::Trouble,
+        ClientError::Invalid { .. } | ClientError::NotFound { .. } => Verdict::Row,
+        ClientError::SignedOut { .. }
+        | ClientError::Refused { .. }
+        | ClientError::Untrusted { .. }
+        | ClientError::Protocol { .. } => Verdict::Lasting,
+    }
+}
+
+/// A row's call failed: where, after what.
+struct Stopped {
+    done: Vec<Step>,
+    at: Step,
+    error: ClientError,
+}
+
+/// Counts rows in a row ending on network trouble, and files each failure.
+#[derive(Default)]
+struct Trouble {
+    in_a_row: usize,
+}
+
+impl Trouble {
+    /// A row got through to the network.
+    fn answered(&mut self) {
+        self.in_a_row = 0;
+    }
+
+    /// Files the failure of the row at `line`; `Some` when the run must stop.
+    fn file(
+        &mut self,
+        report: &mut SyncReport,
+        line: u64,
+        stopped: Stopped,
+    ) -> Option<StoppedEarly> {
+        match verdict(&stopped.error) {
+            Verdict::Trouble => {
+                report.unfinished.push(Unfinished {
+                    line,
+                    done: stopped.done,
+                    stopped_at: stopped.at,
+                    error: stopped.error,
+                });
+                self.in_a_row += 1;
+                (self.in_a_row >= DOWN_AFTER).then_some(StoppedEarly {
+                    line,
+                    reason: StopReason::NetworkDown {
+                        rows: self.in_a_row,
+                    },
+                })
+            }
+            Verdict::Row => {
+                self.answered();
+                report.rejected.push(RowError {
+                    line,
+                    field: "row".to_owned(),
+                    message: format!("{} {}", stopped.at.doing(), stopped.error),
+                });
+                None
+            }
+            Verdict::Lasting => Some(StoppedEarly {
+                line,
+                reason: StopReason::Lasting(stopped.error),
+            }),
+        }
     }
 }
 
@@ -138,6 +351,7 @@ pub async fn sync_csv(network: &Network, csv: impl Read) -> Result<SyncReport, S
     let mut report = SyncReport::default();
     let mut medications: HashMap<String, Result<String, String>> = HashMap::new();
     let mut orders: Vec<(u64, String)> = Vec::new();
+    let mut trouble = Trouble::default();
     for record in reader.records() {
         let record = match record {
             Ok(record) => record,
@@ -190,11 +404,26 @@ pub async fn sync_csv(network: &Network, csv: impl Read) -> Result<SyncReport, S
         let key = checked.medication.to_lowercase();
         let medication = match medications.get(&key) {
             Some(found) => found.clone(),
-            None => {
-                let found = find_medication(network, &checked.medication).await?;
-                medications.insert(key, found.clone());
-                found
-            }
+            None => match find_medication(network, &checked.medication).await {
+                Ok(found) => {
+                    medications.insert(key, found.clone());
+                    found
+                }
+                Err(error) => {
+                    let stopped = Stopped {
+                        done: Vec::new(),
+                        at: Step::LookUpMedication,
+                        error,
+                    };
+                    match trouble.file(&mut report, line, stopped) {
+                        Some(stop) => {
+                            report.stopped_early = Some(stop);
+                            return Ok(report);
+                        }
+                        None => continue,
+                    }
+                }
+            },
         };
         let medication = match medication {
             Ok(id) => id,
@@ -203,34 +432,82 @@ pub async fn sync_csv(network: &Network, csv: impl Read) -> Result<SyncReport, S
                 continue;
             }
         };
-        match sync_row(network, &checked, &medication, &mut report).await? {
-            Ok(order_id) => orders.push((line, order_id)),
-            Err((field, message)) => reject(&mut report, &field, message),
+        match sync_row(network, &checked, &medication, &mut report).await {
+            Ok(Ok(order_id)) => {
+                trouble.answered();
+                orders.push((line, order_id));
+            }
+            Ok(Err((field, message))) => {
+                trouble.answered();
+                reject(&mut report, &field, message);
+            }
+            Err(stopped) => {
+                if let Some(stop) = trouble.file(&mut report, line, stopped) {
+                    report.stopped_early = Some(stop);
+                    return Ok(report);
+                }
+            }
         }
     }
     for (line, order_id) in orders {
-        let Some(order) = network.get_order(&order_id).await?.into_record() else {
-            continue;
-        };
-        let signed = !order.prescriptions.is_empty()
-            && order
-                .prescriptions
-                .iter()
-                .all(|p| p.signing.state == PrescriptionSigningState::Signed);
-        if order.state != OrderState::Draft || !signed {
-            continue;
-        }
-        let sent = network.send_order(&order_id).await?;
-        match first_blocking(sent.unapplied()) {
-            None => report.orders_sent += 1,
-            Some((field, message)) => report.rejected.push(RowError {
-                line,
-                field,
-                message,
-            }),
+        match send_if_signed(network, &order_id).await {
+            Ok(None) => trouble.answered(),
+            Ok(Some(sent)) => {
+                trouble.answered();
+                match first_blocking(sent.unapplied()) {
+                    None => report.orders_sent += 1,
+                    Some((field, message)) => report.rejected.push(RowError {
+                        line,
+                        field,
+                        message,
+                    }),
+                }
+            }
+            Err(stopped) => {
+                if let Some(stop) = trouble.file(&mut report, line, stopped) {
+                    report.stopped_early = Some(stop);
+                    return Ok(report);
+                }
+            }
         }
     }
     Ok(report)
+}
+
+/// Sends the order when it is a draft whose prescriptions are all signed:
+/// the network's answer, or `None` when it is not to be sent (yet).
+async fn send_if_signed(
+    network: &Network,
+    order_id: &str,
+) -> Result<Option<Outcome<Order, OrderCandidate>>, Stopped> {
+    let done = vec![Step::SyncPatient, Step::DraftPrescription, Step::DraftOrder];
+    let order = network.get_order(order_id).await.map_err(|error| Stopped {
+        done: done.clone(),
+        at: Step::ReadOrder,
+        error,
+    })?;
+    let Some(order) = order.into_record() else {
+        return Ok(None);
+    };
+    let signed = !order.prescriptions.is_empty()
+        && order
+            .prescriptions
+            .iter()
+            .all(|p| p.signing.state == PrescriptionSigningState::Signed);
+    if order.state != OrderState::Draft || !signed {
+        return Ok(None);
+    }
+    let mut done = done;
+    done.push(Step::ReadOrder);
+    network
+        .send_order(order_id)
+        .await
+        .map(Some)
+        .map_err(|error| Stopped {
+            done,
+            at: Step::SendOrder,
+            error,
+        })
 }
 
 /// The first blocking change, as the CSV column it is about and why.
@@ -261,8 +538,16 @@ async fn sync_row(
     row: &Checked,
     medication_id: &str,
     report: &mut SyncReport,
-) -> Result<Result<String, Rejection>, ClientError> {
-    let patient = network.sync_patient(row.patient.clone()).await?;
+) -> Result<Result<String, Rejection>, Stopped> {
+    let mut done = Vec::new();
+    let failed = |done: &Vec<Step>, at: Step| {
+        let done = done.clone();
+        move |error| Stopped { done, at, error }
+    };
+    let patient = network
+        .sync_patient(row.patient.clone())
+        .await
+        .map_err(failed(&done, Step::SyncPatient))?;
     let patient_created = patient
         .record()
         .is_some_and(|_| matches!(&patient, Outcome::Record { applied, .. } if applied.iter().any(|c| c.key == "demographic.name.first")));
@@ -285,6 +570,9 @@ async fn sync_row(
             })));
         }
     };
+    // Counted as soon as made: a row stopped later still made them.
+    report.patients_created += usize::from(patient_created);
+    done.push(Step::SyncPatient);
     let prescription = network
         .draft_prescription(
             PrescriptionInput {
@@ -306,7 +594,8 @@ async fn sync_row(
             },
             &row.key,
         )
-        .await?;
+        .await
+        .map_err(failed(&done, Step::DraftPrescription))?;
     let prescription_created = created(&prescription);
     let prescription_id = match prescription {
         Outcome::Record {
@@ -327,9 +616,12 @@ async fn sync_row(
             )));
         }
     };
+    report.prescriptions_created += usize::from(prescription_created);
+    done.push(Step::DraftPrescription);
     let order = network
         .draft_order(&patient_id, &[prescription_id], &row.key)
-        .await?;
+        .await
+        .map_err(failed(&done, Step::DraftOrder))?;
     let order_created = created(&order);
     let order_id = match order {
         Outcome::Record {
@@ -347,8 +639,6 @@ async fn sync_row(
             )));
         }
     };
-    report.patients_created += usize::from(patient_created);
-    report.prescriptions_created += usize::from(prescription_created);
     report.orders_created += usize::from(order_created);
     if !(patient_created || prescription_created || order_created) {
         report.rows_unchanged += 1;

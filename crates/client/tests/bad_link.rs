@@ -312,7 +312,7 @@ async fn a_token_outage_is_told_to_the_callers_waiting_on_it() {
 // ---------- on the sandbox's link layer
 
 /// A sandbox kept in a temporary directory, so its database can be audited.
-async fn sandbox_on_disk() -> (Sandbox, tempfile::TempDir) {
+pub(crate) async fn sandbox_on_disk() -> (Sandbox, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let sandbox = sandbox_with(Config {
         storage: Storage::Data(dir.path().to_owned()),
@@ -355,7 +355,7 @@ fn fault_once(op: Operation, fault: Fault) -> LinkSettings {
     settings
 }
 
-fn assert_no_duplicates(dir: &tempfile::TempDir) {
+pub(crate) fn assert_no_duplicates(dir: &tempfile::TempDir) {
     let report = rxdesk_sandbox::audit::audit_data_dir(dir.path()).unwrap();
     assert!(report.is_clean(), "{}", report.summary());
 }

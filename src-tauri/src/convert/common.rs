@@ -40,6 +40,17 @@ impl From<ClientError> for CommandError {
             e @ ClientError::TimedOut { .. } => Self::Network {
                 message: e.to_string(),
             },
+            // Told as the kind of trouble the last attempt met, in the words
+            // that name the attempts and the time.
+            e @ ClientError::GaveUp { .. } => {
+                let network = matches!(&e, ClientError::GaveUp { last, .. } if matches!(**last, ClientError::Network { .. }));
+                let message = e.to_string();
+                if network {
+                    Self::Network { message }
+                } else {
+                    Self::Server { message }
+                }
+            }
             e @ ClientError::RateLimited { .. } => Self::Server {
                 message: e.to_string(),
             },

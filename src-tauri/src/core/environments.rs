@@ -9,7 +9,7 @@ use crate::convert::session_info;
 use crate::environments::{self, Configured, SANDBOX_ID};
 use crate::ipc::{
     AppStatus, CommandError, EnvironmentInfo, EnvironmentInput, NetworkCheck, SessionEnd,
-    SessionEvent, SessionInfo, SessionStorage,
+    SessionEvent, SessionInfo,
 };
 use crate::sandbox::LocalSandbox;
 
@@ -68,30 +68,6 @@ impl AppCore {
         let client = Client::new(self.environment(id).await?).map_err(CommandError::from)?;
         inner.clients.insert(id.to_owned(), client.clone());
         Ok(client)
-    }
-
-    pub(super) fn storage(&self) -> SessionStorage {
-        if let Some(reason) = self.store.memory_reason() {
-            return SessionStorage::MemoryOnly {
-                reason: reason.to_owned(),
-            };
-        }
-        let failure = self
-            .keyring_failure
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone();
-        match failure {
-            Some(reason) => SessionStorage::MemoryOnly { reason },
-            None => SessionStorage::Keyring,
-        }
-    }
-
-    pub(super) fn keyring_failed(&self, reason: Option<String>) {
-        *self
-            .keyring_failure
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = reason;
     }
 
     pub(super) fn session_event(

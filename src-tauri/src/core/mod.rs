@@ -10,6 +10,9 @@
 //!   (unless idle past the lock), renewed silently, ended everywhere at sign-out,
 //!   lock or when its environment goes; every workflow's call goes through
 //!   `AppCore::with_network`, which checks the idle time first;
+//! - [`keyring`](self::keyring): where the session is kept, as the UI is told
+//!   it, and the user's choice to sign in for this run only when the keyring
+//!   cannot keep it;
 //! - [`activity`](self::activity): when the user last gave input;
 //! - [`sign_in`](self::sign_in): browser sign-in driven from Rust, progress sent
 //!   through a [`Notifier`];
@@ -31,6 +34,7 @@
 mod actions;
 mod activity;
 mod environments;
+mod keyring;
 mod running;
 mod session;
 mod sign_in;
@@ -133,8 +137,11 @@ pub struct AppCore {
     idle_lock: Duration,
     variables: Result<Option<Configured>, String>,
     notifier: Arc<dyn Notifier>,
-    /// Set when the keyring answered the probe but refused to store a session.
-    keyring_failure: std::sync::Mutex<Option<String>>,
+    /// Set when the keyring answered the probe but refused a session since.
+    keyring_failure: std::sync::Mutex<Option<crate::session_store::KeyringTrouble>>,
+    /// The user chose to sign in for this run only (or a sign-in's session
+    /// could not be stored): the keyring is not asked to store it.
+    this_run_only: std::sync::atomic::AtomicBool,
     /// The link the app was started with, until the UI asks for its status.
     start_link: std::sync::Mutex<Option<LinkEvent>>,
     /// The user actions running now (cancels, identical runs in flight).
@@ -184,6 +191,7 @@ impl AppCore {
             variables: config.variables,
             notifier: config.notifier,
             keyring_failure: std::sync::Mutex::new(None),
+            this_run_only: std::sync::atomic::AtomicBool::new(false),
             start_link: std::sync::Mutex::new(None),
             actions: running::Actions::default(),
             inner: Mutex::new(Inner {

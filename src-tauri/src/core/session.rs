@@ -20,7 +20,7 @@ use crate::convert::session_info;
 use crate::environments::SANDBOX_ID;
 use crate::index::Scope;
 use crate::ipc::{CommandError, Revocation, SessionEnd, SessionInfo, SignOutSummary};
-use crate::session_store::{SESSION_ENTRY, SessionStore};
+use crate::session_store::{SESSION_ENTRY, SessionStore, StoreError};
 
 /// The stored session: whose environment, and when it was last used.
 #[derive(Serialize, Deserialize)]
@@ -118,15 +118,19 @@ impl AppCore {
                 return;
             }
         };
+        if self.this_run_only() {
+            // The user's choice (or the keyring's refusal): not asked again.
+            return;
+        }
         match self.store_call(move |s| s.save(SESSION_ENTRY, &text)).await {
             Some(Ok(())) => {
                 tracing::debug!("session stored");
                 inner.activity.mark_saved();
-                self.keyring_failed(None);
+                self.keyring_failed(None, true);
             }
             Some(Err(e)) => {
-                tracing::warn!(error = %e, "session not stored; kept in memory");
-                self.keyring_failed(Some(format!("the keyring did not store the session: {e}")));
+                tracing::warn!(error = %e, "session not stored; kept in memory for this run");
+                self.keyring_failed(Some(e.into_trouble()), true);
             }
             None => tracing::warn!("session store task failed"),
         }
@@ -186,6 +190,13 @@ impl AppCore {
         let text = match loaded {
             Some(Ok(Some(text))) => text,
             Some(Ok(None)) | None => return,
+            // Locked (a dismissed unlock prompt), gone or refusing: the session
+            // may be whole in there, so it is left alone and the user told.
+            Some(Err(StoreError::Keyring(trouble))) => {
+                tracing::warn!(error = %trouble, "the keyring did not give the stored session");
+                self.keyring_failed(Some(trouble), false);
+                return;
+            }
             Some(Err(e)) => {
                 tracing::warn!(error = %e, "stored session unreadable; removed");
                 // A failure is logged; the next sign-in overwrites the entry.

@@ -20,6 +20,7 @@ impl AppCore {
     /// Starts browser sign-in for the active environment. Progress and outcome
     /// arrive through the notifier; this returns once the browser was asked to open.
     pub async fn start_sign_in(self: &Arc<Self>) -> Result<(), CommandError> {
+        self.keyring_allows_sign_in()?;
         let mut inner = self.inner.lock().await;
         if let Some(pending) = inner.pending.take() {
             pending.cancel.cancel();

@@ -20,8 +20,30 @@ pub const EVENT_SESSION: &str = "rxdesk://session";
 pub enum SessionStorage {
     /// The OS keyring (Keychain, Credential Manager, Secret Service).
     Keyring,
-    /// No keyring service: memory only, gone when the app quits.
-    MemoryOnly { reason: String },
+    /// The keyring cannot keep the session, and the app stores it nowhere
+    /// else: a session lives in memory, for this run only. Signing in needs
+    /// the user's choice of that (`this_run_only`), except after a sign-in
+    /// whose session the keyring then refused to store: it goes on for this
+    /// run. `detail` is the keyring's own words.
+    #[serde(rename_all = "camelCase")]
+    MemoryOnly {
+        problem: KeyringProblem,
+        detail: String,
+        this_run_only: bool,
+    },
+}
+
+/// Why the keyring cannot keep the session, so the UI can say what to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum KeyringProblem {
+    /// No keyring service answers (on Linux: no Secret Service, such as GNOME
+    /// Keyring or KWallet, on the desktop session).
+    NotRunning,
+    /// The keyring is locked and was not unlocked (its prompt dismissed).
+    Locked,
+    /// The keyring answered but refused to keep the session.
+    Refused,
 }
 
 /// Who is signed in, as the UI may know it (never the token).

@@ -48,6 +48,19 @@ pub fn stored_session(keyring: &SessionStore) -> Option<serde_json::Value> {
     Some(stored["s"].clone())
 }
 
+/// Makes the next call on `keyring`'s entry `user` fail with `error` (a mock
+/// keyring's entry: `session`, its parts `session#<generation>.<i>`).
+pub fn fail_next_keyring_call(keyring: &SessionStore, user: &str, error: keyring_core::Error) {
+    let SessionStore::Keyring(backing) = keyring else {
+        panic!("not a keyring: {keyring:?}")
+    };
+    let entry = backing
+        .build(rxdesk_lib::session_store::SERVICE, user, None)
+        .unwrap();
+    let cred: &keyring_core::mock::Cred = entry.as_any().downcast_ref().unwrap();
+    cred.set_error(error);
+}
+
 /// Stores `session` (its JSON) as the one session of `environment`, last used now.
 pub fn store_session(keyring: &SessionStore, environment: &str, session: &serde_json::Value) {
     store_session_used_at(keyring, environment, session, unix_now());
@@ -420,9 +433,19 @@ impl TestApp {
         self.sign_in_with(Act::SignInAt(email.to_owned(), organization.to_owned()));
     }
 
+    /// Signs in as `email` having chosen "for this run only" (a keyring that
+    /// cannot keep the session); returns once signed in.
+    pub fn sign_in_for_this_run_as(&self, email: &str) {
+        self.sign_in_with_args(Act::SignIn(email.to_owned()), json!({"thisRunOnly": true}));
+    }
+
     fn sign_in_with(&self, act: Act) {
+        self.sign_in_with_args(act, json!({}));
+    }
+
+    fn sign_in_with_args(&self, act: Act, args: Value) {
         self.browser.set(act);
-        let () = self.ok("sign_in", json!({}));
+        let () = self.ok("sign_in", args);
         assert!(matches!(
             self.next_sign_in_event(),
             SignInEvent::Waiting { .. }

@@ -62,7 +62,9 @@ requireIssuer: boolean,
  */
 clientSecret: string | null, };
 
-export type SessionStorage = { "kind": "keyring" } | { "kind": "memoryOnly", reason: string, };
+export type SessionStorage = { "kind": "keyring" } | { "kind": "memoryOnly", problem: KeyringProblem, detail: string, thisRunOnly: boolean, };
+
+export type KeyringProblem = "notRunning" | "locked" | "refused";
 
 export type SessionInfo = { environmentId: string, 
 /**
@@ -398,7 +400,7 @@ export interface Commands {
   save_environment: { args: { input: EnvironmentInput }; result: AppStatus };
   remove_environment: { args: { id: string }; result: AppStatus };
   check_network: { args: {  }; result: NetworkCheck };
-  sign_in: { args: {  }; result: null };
+  sign_in: { args: { thisRunOnly: boolean | null }; result: null };
   cancel_sign_in: { args: {  }; result: null };
   open_sign_in_again: { args: {  }; result: null };
   sign_out: { args: {  }; result: SignOutSummary };

@@ -298,10 +298,12 @@ export class AppState {
     }
   }
 
-  async startSignIn(): Promise<void> {
+  /** `thisRunOnly`: the user chose to sign in although the keyring cannot
+   *  keep the session (kept in memory until Rx Desk closes). */
+  async startSignIn(thisRunOnly = false): Promise<void> {
     this.signIn = { stage: 'starting' };
     try {
-      await api.signIn();
+      await api.signIn(thisRunOnly);
     } catch (e) {
       const err = toCommandError(e);
       this.signIn = { stage: 'failed', reason: 'other', message: err.message };

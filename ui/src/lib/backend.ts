@@ -86,7 +86,7 @@ export const api = {
   saveEnvironment: (input: EnvironmentInput) => call('save_environment', { input }),
   removeEnvironment: (id: string) => call('remove_environment', { id }),
   checkNetwork: () => call('check_network', {}),
-  signIn: () => call('sign_in', {}),
+  signIn: (thisRunOnly = false) => call('sign_in', { thisRunOnly }),
   cancelSignIn: () => call('cancel_sign_in', {}),
   openSignInAgain: () => call('open_sign_in_again', {}),
   signOut: () => call('sign_out', {}),

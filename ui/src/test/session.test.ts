@@ -278,9 +278,7 @@ describe('who is signed in', () => {
 
   it('shows its own message for access denied, timeout and network failure', async () => {
     const fake = install();
-    fake.on('app_status', () => ({ ...status(null), storage: { kind: 'memoryOnly', reason: 'no keyring service' } }));
     const root = await startApp(fake, null);
-    expect(root.textContent).toContain('kept in memory only');
 
     const seen = new Set<string>();
     for (const reason of ['accessDenied', 'timeout', 'network']) {
@@ -289,6 +287,75 @@ describe('who is signed in', () => {
       seen.add(root.querySelector('[data-testid="signin-failure"] strong')?.textContent ?? '');
     }
     expect(seen.size).toBe(3);
+  });
+});
+
+describe('a keyring that cannot keep the session', () => {
+  const noKeyring = (problem: 'notRunning' | 'locked' | 'refused', thisRunOnly = false) => ({
+    kind: 'memoryOnly' as const,
+    problem,
+    detail: 'the keyring’s own words',
+    thisRunOnly,
+  });
+
+  it('says no keyring service is running, what to do, and offers sign-in for this run only', async () => {
+    const fake = install();
+    fake.on('app_status', () => ({ ...status(null), storage: noKeyring('notRunning') }));
+    fake.on('sign_in', () => null);
+    const root = await startApp(fake, null);
+
+    const problem = root.querySelector('[data-testid="keyring-problem"]');
+    expect(problem?.getAttribute('role')).toBe('alert');
+    expect(problem?.textContent).toContain('No keyring service is running on this computer');
+    expect(problem?.textContent).toContain('Start your desktop’s keyring');
+    expect(problem?.textContent).toContain('stores your session nowhere else');
+    expect(problem?.textContent).toContain('the keyring’s own words');
+    expect(root.textContent).not.toContain('Sign in with your browser');
+
+    button(root, 'Sign in for this run only').click();
+    await settle();
+    expect(fake.callsOf('sign_in').map((c) => c.args)).toEqual([{ thisRunOnly: true }]);
+  });
+
+  it('says a locked keyring was not unlocked and how to unlock it', async () => {
+    const fake = install();
+    fake.on('app_status', () => ({ ...status(null), storage: noKeyring('locked') }));
+    const root = await startApp(fake, null);
+
+    const text = root.querySelector('[data-testid="keyring-problem"]')?.textContent ?? '';
+    expect(text).toContain('Your keyring is locked and was not unlocked');
+    expect(text).toContain('Unlock the keyring');
+  });
+
+  it('says a keyring that refused the session refused it', async () => {
+    const fake = install();
+    fake.on('app_status', () => ({ ...status(null), storage: noKeyring('refused') }));
+    const root = await startApp(fake, null);
+
+    expect(root.querySelector('[data-testid="keyring-problem"]')?.textContent).toContain(
+      'Your keyring refused to keep your session',
+    );
+  });
+
+  it('tells a user signed in for this run only that the session ends when Rx Desk closes', async () => {
+    const fake = install();
+    fake.on('app_status', () => ({ ...status(ADA_SESSION), storage: noKeyring('locked', true) }));
+    const root = await startApp(fake, ADA_SESSION);
+
+    const notice = root.querySelector('[data-testid="keyring-notice"]')?.textContent ?? '';
+    expect(notice).toContain('You are signed in for this run only');
+    expect(notice).toContain('ends when Rx Desk closes');
+  });
+
+  it('signs in as before when the keyring works', async () => {
+    const fake = install();
+    fake.on('sign_in', () => null);
+    const root = await startApp(fake, null);
+
+    expect(root.querySelector('[data-testid="keyring-problem"]')).toBeNull();
+    button(root, 'Sign in with your browser').click();
+    await settle();
+    expect(fake.callsOf('sign_in').map((c) => c.args)).toEqual([{ thisRunOnly: false }]);
   });
 });
 
