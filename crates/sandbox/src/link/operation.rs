@@ -1,15 +1,22 @@
 //! Which operation a request is ([`Operation`]), told from the request alone: the
 //! token endpoint by its path, a Network API call by its document (the first
-//! field of the operation it runs) and the shape of that field's input, with the
-//! variables substituted — the same shapes the permission model tells apart
-//! (`crate::network::access`). Nothing here looks anything up.
+//! field of the operation it runs) and the call its input is, with the
+//! variables substituted — classified by the network's own
+//! `crate::network::call_shape`, which the permission model matches on too
+//! (a pharmacy search is told apart from the other order Updates here). Nothing
+//! here looks anything up.
 
 use std::fmt;
 use std::str::FromStr;
 
+use async_graphql::InputType as _;
 use async_graphql::parser::types::{DocumentOperations, OperationDefinition, Selection};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+
+use crate::network::call_shape::{OrderCall, OrderWrite, PatientCall, PrescriptionCall};
+use crate::network::types::{
+    OrderInput, OrderPharmacyInput, PatientInput, PharmacyReferenceInput, PrescriptionInput,
+};
 
 /// One kind of call, as the link layer targets and counts them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -159,13 +166,19 @@ pub fn classify_graphql(body: &[u8]) -> Operation {
         .node
         .clone()
         .into_const_with(|variable| request.variables.get(&variable).cloned().ok_or(()));
-    let Some(input) = input.ok().and_then(|v| v.into_json().ok()) else {
+    let Ok(input) = input else {
         return Operation::Other;
     };
+    // An input that is not the field's input type is answered by the network
+    // as invalid, whatever its shape: it is no call of the three.
     match name {
-        "patient" => patient(&input),
-        "prescription" => prescription(&input),
-        "order" => order(&input),
+        "patient" => PatientInput::parse(Some(input))
+            .map_or(Operation::Other, |input| patient(&PatientCall::from(input))),
+        "prescription" => PrescriptionInput::parse(Some(input)).map_or(Operation::Other, |input| {
+            prescription(&PrescriptionCall::from(input))
+        }),
+        "order" => OrderInput::parse(Some(input))
+            .map_or(Operation::Other, |input| order(&OrderCall::from(input))),
         _ => Operation::Other,
     }
 }
@@ -188,68 +201,51 @@ fn chosen_operation<'a>(
     }
 }
 
-/// Whether `input` holds `field` with a value other than `null`.
-fn has(input: &Value, field: &str) -> bool {
-    input.get(field).is_some_and(|v| !v.is_null())
-}
-
-/// Whether `input` holds nothing but these fields (`null`s count as absent).
-fn only(input: &Value, fields: &[&str]) -> bool {
-    input.as_object().is_some_and(|o| {
-        o.iter()
-            .all(|(k, v)| v.is_null() || fields.contains(&k.as_str()))
-    })
-}
-
-fn patient(input: &Value) -> Operation {
-    if !has(input, "id") {
-        Operation::PatientSync
-    } else if only(input, &["id"]) {
-        Operation::Get
-    } else {
-        Operation::PatientUpdate
+fn patient(call: &PatientCall) -> Operation {
+    match call {
+        PatientCall::Get { .. } => Operation::Get,
+        PatientCall::Sync(_) => Operation::PatientSync,
+        PatientCall::Update { .. } => Operation::PatientUpdate,
     }
 }
 
-fn prescription(input: &Value) -> Operation {
-    if has(input, "signing") {
-        Operation::PrescriptionSign
-    } else if has(input, "id") {
-        if only(input, &["id"]) {
-            Operation::Get
-        } else {
-            Operation::PrescriptionUpdate
-        }
-    } else if !has(input, "patient") && has(input, "treatment") && !has(input, "templateId") {
-        Operation::PrescriptionLookup
-    } else {
-        Operation::PrescriptionDraft
+fn prescription(call: &PrescriptionCall) -> Operation {
+    match call {
+        PrescriptionCall::Get { .. } => Operation::Get,
+        PrescriptionCall::LookUp { .. } => Operation::PrescriptionLookup,
+        PrescriptionCall::Draft { .. } => Operation::PrescriptionDraft,
+        PrescriptionCall::Update { .. } => Operation::PrescriptionUpdate,
+        PrescriptionCall::Sign { .. } => Operation::PrescriptionSign,
     }
 }
 
-fn order(input: &Value) -> Operation {
-    match input.get("state").and_then(Value::as_str) {
-        Some("SUBMITTED") => return Operation::OrderSend,
-        Some("CANCELED") => return Operation::OrderCancel,
-        _ => {}
-    }
-    if !has(input, "id") {
-        return Operation::OrderDraft;
-    }
-    if only(input, &["id"]) {
-        return Operation::Get;
-    }
-    let reference = &input["pharmacy"]["pharmacy"];
-    if only(input, &["id", "pharmacy"]) && reference.is_object() && !has(reference, "id") {
-        Operation::PharmacySearch
-    } else {
-        Operation::OrderUpdate
+fn order(call: &OrderCall) -> Operation {
+    match call {
+        OrderCall::Get { .. } => Operation::Get,
+        OrderCall::Draft(_) => Operation::OrderDraft,
+        OrderCall::Send(_) => Operation::OrderSend,
+        OrderCall::Cancel(_) => Operation::OrderCancel,
+        // A pharmacy search: the order's id and a pharmacy reference without
+        // an id, nothing else.
+        OrderCall::Update(OrderWrite {
+            id: Some(_),
+            external_id: None,
+            patient: None,
+            prescriptions: None,
+            pharmacy:
+                Some(OrderPharmacyInput {
+                    pharmacy: Some(PharmacyReferenceInput { id: None, .. }),
+                    ..
+                }),
+            state: None,
+        }) => Operation::PharmacySearch,
+        OrderCall::Update(_) => Operation::OrderUpdate,
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
 
@@ -403,6 +399,26 @@ mod tests {
                 json!({ "id": "ord_1", "pharmacy": { "none": true } })
             ),
             Operation::OrderUpdate
+        );
+    }
+
+    #[test]
+    fn an_input_that_is_not_its_input_type_is_no_call() {
+        assert_eq!(
+            with_variable("prescription", json!({ "id": "rx_1", "instructions": 7 })),
+            Operation::Other
+        );
+        assert_eq!(with_variable("order", json!("ord_1")), Operation::Other);
+    }
+
+    #[test]
+    fn a_note_with_an_id_is_an_update_not_a_get() {
+        assert_eq!(
+            with_variable(
+                "prescription",
+                json!({ "id": "rx_1", "clinical": { "notes": "to the pharmacist" } })
+            ),
+            Operation::PrescriptionUpdate
         );
     }
 
