@@ -42,7 +42,7 @@ use super::common::{
 use super::db::{self, PendingLogin};
 use super::limits::Refusal;
 use super::pages::{self, SignIn};
-use crate::state::AppState;
+use super::state::AuthState;
 use crate::store::StoreError;
 
 /// The cookie that binds a sign-in to the browser that started it.
@@ -182,7 +182,7 @@ impl Refused {
 
 /// `GET /authorize`
 pub(super) async fn start(
-    State(state): State<AppState>,
+    State(state): State<AuthState>,
     headers: HeaderMap,
     RawQuery(query): RawQuery,
 ) -> Response {
@@ -334,7 +334,7 @@ pub(super) async fn start(
 
 /// `POST /authorize/login`: Sign in or Cancel.
 pub(super) async fn login(
-    State(state): State<AppState>,
+    State(state): State<AuthState>,
     ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
     headers: HeaderMap,
     body: Bytes,
@@ -442,7 +442,7 @@ pub(super) async fn login(
 /// organization is the one asked for, the only one, or the user's choice on
 /// **Choose an organization** (`interactive`; otherwise `interaction_required`).
 async fn authenticated(
-    state: &AppState,
+    state: &AuthState,
     login_id: &str,
     id_hash: &str,
     pending: &PendingLogin,
@@ -498,7 +498,7 @@ async fn authenticated(
 
 /// `POST /authorize/organization`: the button of one organization, or Cancel.
 pub(super) async fn choose_organization(
-    State(state): State<AppState>,
+    State(state): State<AuthState>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -533,7 +533,7 @@ pub(super) async fn choose_organization(
 
 /// Issues the code and sends the browser back to the application.
 async fn finish(
-    state: &AppState,
+    state: &AuthState,
     id_hash: &str,
     pending: &PendingLogin,
     user_id: &str,
@@ -579,7 +579,7 @@ async fn finish(
     )
 }
 
-async fn cancel(state: &AppState, id_hash: &str, pending: &PendingLogin) -> Response {
+async fn cancel(state: &AuthState, id_hash: &str, pending: &PendingLogin) -> Response {
     let _ = delete_pending(state, id_hash).await;
     tracing::info!(client_id = %pending.client_id, "sign-in cancelled by the user");
     Refused::AccessDenied("the user cancelled the sign-in").redirect(
@@ -589,7 +589,7 @@ async fn cancel(state: &AppState, id_hash: &str, pending: &PendingLogin) -> Resp
     )
 }
 
-async fn delete_pending(state: &AppState, id_hash: &str) -> Result<(), StoreError> {
+async fn delete_pending(state: &AuthState, id_hash: &str) -> Result<(), StoreError> {
     let hash = id_hash.to_owned();
     state
         .db
@@ -600,7 +600,7 @@ async fn delete_pending(state: &AppState, id_hash: &str) -> Result<(), StoreErro
 /// The pending sign-in a form refers to, if it exists, has not expired and was
 /// started by this browser.
 async fn load_pending(
-    state: &AppState,
+    state: &AuthState,
     headers: &HeaderMap,
     login_id: &str,
 ) -> Result<(String, PendingLogin), Response> {

@@ -37,7 +37,7 @@ use super::claims::{AccessClaims, GTY_CLIENT_CREDENTIALS, IdClaims, MACHINE_PERM
 use super::common::{OFFLINE_ACCESS, OPENID, now, parse_params, random_token, s256, sha256_hex};
 use super::db;
 use super::sign_ins;
-use crate::state::AppState;
+use super::state::AuthState;
 use crate::store::StoreError;
 
 /// An RFC 6749 §5.2 error: each variant gives its `error` code ([`Self::code`])
@@ -360,7 +360,7 @@ impl IntoResponse for Issued {
 
 /// `POST /oauth/token`
 pub(super) async fn token(
-    State(state): State<AppState>,
+    State(state): State<AuthState>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -375,7 +375,7 @@ pub(super) async fn token(
     }
 }
 
-async fn grant(state: &AppState, headers: &HeaderMap, body: &[u8]) -> Result<Issued, OAuthError> {
+async fn grant(state: &AuthState, headers: &HeaderMap, body: &[u8]) -> Result<Issued, OAuthError> {
     let params = Params::parse(headers, body)?;
     let auth = ClientAuth::from(headers, params.client())?;
     // Every value is a string: only a missing `grant_type` fails to read.
@@ -405,7 +405,7 @@ enum Client {
     Application(db::Application),
 }
 
-async fn authenticate(state: &AppState, auth: &ClientAuth) -> Result<Client, OAuthError> {
+async fn authenticate(state: &AuthState, auth: &ClientAuth) -> Result<Client, OAuthError> {
     let Some(client_id) = auth.client_id.clone() else {
         return Err(OAuthError::InvalidClient { basic: auth.basic });
     };
@@ -443,7 +443,10 @@ async fn authenticate(state: &AppState, auth: &ClientAuth) -> Result<Client, OAu
 }
 
 /// The public Application named by `auth` (no secret expected or accepted).
-async fn public_client(state: &AppState, auth: &ClientAuth) -> Result<db::Application, OAuthError> {
+async fn public_client(
+    state: &AuthState,
+    auth: &ClientAuth,
+) -> Result<db::Application, OAuthError> {
     match authenticate(state, auth).await? {
         Client::Application(app) => Ok(app),
         Client::Backend(_) => Err(OAuthError::UnauthorizedClient(
@@ -453,7 +456,7 @@ async fn public_client(state: &AppState, auth: &ClientAuth) -> Result<db::Applic
 }
 
 async fn client_credentials(
-    state: &AppState,
+    state: &AuthState,
     audience: Option<String>,
     auth: ClientAuth,
 ) -> Result<Issued, OAuthError> {
@@ -515,7 +518,7 @@ struct UserGrant {
 }
 
 async fn authorization_code(
-    state: &AppState,
+    state: &AuthState,
     (code, redirect_uri, verifier): (Option<String>, Option<String>, Option<String>),
     auth: ClientAuth,
 ) -> Result<Issued, OAuthError> {
@@ -640,7 +643,7 @@ async fn authorization_code(
 }
 
 async fn refresh_token(
-    state: &AppState,
+    state: &AuthState,
     token: Option<String>,
     auth: ClientAuth,
 ) -> Result<Issued, OAuthError> {
@@ -787,7 +790,7 @@ fn new_refresh(
     Ok(token)
 }
 
-fn issue_user_token(state: &AppState, grant: UserGrant) -> Result<Issued, OAuthError> {
+fn issue_user_token(state: &AuthState, grant: UserGrant) -> Result<Issued, OAuthError> {
     let at = now();
     let ttl = duration_secs(state.config.user_token_ttl);
     let id_token = if grant.openid {
@@ -832,14 +835,14 @@ fn issue_user_token(state: &AppState, grant: UserGrant) -> Result<Issued, OAuthE
     })
 }
 
-fn sign<C: serde::Serialize>(state: &AppState, claims: &C) -> Result<String, OAuthError> {
+fn sign<C: serde::Serialize>(state: &AuthState, claims: &C) -> Result<String, OAuthError> {
     state.keys.sign(claims).map_err(|e| {
         tracing::error!(error = %e, "cannot sign an access token");
         OAuthError::ServerError("the sandbox could not sign the token")
     })
 }
 
-fn check_audience(state: &AppState, audience: &str) -> Result<(), OAuthError> {
+fn check_audience(state: &AuthState, audience: &str) -> Result<(), OAuthError> {
     if audience == state.config.audience {
         Ok(())
     } else {
@@ -866,7 +869,7 @@ fn duration_secs(d: std::time::Duration) -> i64 {
 /// anything else for a refresh token. Answers 200 for any token, known or not
 /// (a machine token is not revocable and simply expires), so nothing is revealed.
 pub(super) async fn revoke(
-    State(state): State<AppState>,
+    State(state): State<AuthState>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -889,7 +892,7 @@ enum Sid {
 }
 
 async fn revoke_inner(
-    state: &AppState,
+    state: &AuthState,
     headers: &HeaderMap,
     body: &[u8],
 ) -> Result<(), OAuthError> {

@@ -4,7 +4,7 @@
 //! its city), which is enough to sort by distance.
 
 use super::{Catalog, PharmacyEntry};
-use crate::network::types::{
+use crate::wire::{
     FulfillmentType, LocationInput, MatchReason, MatchReasonType, OfferAttributeTag, PharmacyOffer,
     PharmacyReferenceInput, PrescriptionDeliveryEstimate,
 };

@@ -25,6 +25,7 @@ pub mod clinical;
 mod endpoint;
 mod introspection;
 mod measured;
+mod operation;
 pub mod order;
 pub mod patient;
 pub mod prescription;
@@ -33,9 +34,14 @@ mod schema;
 pub mod screening;
 pub mod seed;
 mod strict;
-pub mod types;
-pub mod validate;
 
+/// The field rules that need no store, shared with the catalog's checks
+/// (`crate::validate`).
+pub use crate::validate;
+/// The Network API's GraphQL types: the wire vocabulary, kept below the
+/// network (`crate::wire`) because the store, the catalog and the fixture share it.
+pub use crate::wire as types;
 pub use call::Call;
 pub(crate) use endpoint::router;
+pub(crate) use operation::classify_graphql;
 pub use schema::{Mutation, NetworkSchema, Query, sdl};
