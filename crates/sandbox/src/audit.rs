@@ -18,8 +18,8 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use crate::network::present::content_hash;
-use crate::network::types::OrderState;
 use crate::store::records::{OrderDoc, PatientDoc, PrescriptionDoc};
+use crate::wire::OrderState;
 
 /// Records created this close together, alike, count as one action sent twice.
 pub const WINDOW_SECS: i64 = 60;

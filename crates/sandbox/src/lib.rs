@@ -15,7 +15,9 @@
 //!
 //! State lives in SQLite ([`store`]), accounts come from a TOML [`fixture`], and the
 //! [`catalog`] (medications, allergens, screening rules, diagnoses, pharmacies) is
-//! built in, replaceable by the fixture. The [`link`] layer makes the network
+//! built in, replaceable by the fixture; the wire vocabulary they and the network
+//! share ([`wire`], the GraphQL types) and the field rules ([`validate`]) stand
+//! below them all. The [`link`] layer makes the network
 //! slow or faulty on demand, set at runtime through the [`control`] endpoint
 //! (a second, loopback-only listener); [`audit`] reads a database for the
 //! duplicates a client that retried badly leaves. [`Sandbox::start`] runs it all
@@ -40,7 +42,9 @@ mod redact;
 mod server;
 mod state;
 pub mod store;
+pub mod validate;
 pub mod webhooks;
+pub mod wire;
 
 pub use after_send::TestClock;
 pub use clock::ClockReading;

@@ -5,8 +5,9 @@
 //! patient data. (The client has its own copy: the two crates share no code.)
 //! Its test is beside the types it is used on (`store/records.rs`).
 
-/// Implements `Debug` printing only the listed fields.
-#[macro_export]
+/// Implements `Debug` printing only the listed fields. Named by its path
+/// (`crate::redact::redacted_debug!`), not exported at the crate's root, so
+/// the modules that use it depend on this file alone.
 macro_rules! redacted_debug {
     ($($ty:ident { $($field:ident),* $(,)? })*) => {$(
         impl ::std::fmt::Debug for $ty {
@@ -18,3 +19,5 @@ macro_rules! redacted_debug {
         }
     )*};
 }
+
+pub(crate) use redacted_debug;

@@ -385,7 +385,8 @@ async fn front(
         return crate::host_check::misdirected();
     }
     let in_shape = too_large_in_shape(&request);
-    let response = crate::link::layer(front.link, request, next).await;
+    let response =
+        crate::link::layer(front.link, crate::network::classify_graphql, request, next).await;
     reshape_too_large(in_shape, response)
 }
 

@@ -3,7 +3,10 @@
 
 use std::sync::Arc;
 
+use axum::extract::FromRef;
+
 use crate::auth::keys::SigningKeys;
+use crate::auth::{AuthState, TokenCheck};
 use crate::config::Config;
 use crate::store::Db;
 
@@ -16,6 +19,37 @@ pub struct AppState(Arc<Shared>);
 impl AppState {
     pub fn new(shared: Shared) -> Self {
         Self(Arc::new(shared))
+    }
+}
+
+impl AppState {
+    /// What checking a bearer token reads, borrowed: nothing cloned on `/graphql`.
+    pub fn token_check(&self) -> TokenCheck<'_> {
+        TokenCheck {
+            verified_tokens: &self.verified_tokens,
+            keys: &self.keys,
+            issuer: &self.issuer,
+            audience: &self.config.audience,
+            ended_sign_ins: &self.ended_sign_ins,
+        }
+    }
+}
+
+/// The authorization server's handlers read their share only (`auth` never
+/// names [`AppState`]).
+impl FromRef<AppState> for AuthState {
+    fn from_ref(state: &AppState) -> Self {
+        Self {
+            db: state.db.clone(),
+            keys: Arc::clone(&state.keys),
+            config: Arc::clone(&state.config),
+            issuer: Arc::clone(&state.issuer),
+            origin: Arc::clone(&state.origin),
+            demo_accounts: Arc::clone(&state.demo_accounts),
+            login_limiter: Arc::clone(&state.login_limiter),
+            verified_tokens: Arc::clone(&state.verified_tokens),
+            ended_sign_ins: Arc::clone(&state.ended_sign_ins),
+        }
     }
 }
 
@@ -43,7 +77,7 @@ pub struct Shared {
     /// address it advertises.
     pub origin: Arc<str>,
     /// Shown on the sign-in page when the built-in demo fixture is loaded.
-    pub demo_accounts: Arc<[crate::fixture::DemoAccount]>,
+    pub demo_accounts: Arc<[crate::auth::DemoAccount]>,
     /// Failed sign-in attempts per account (see `auth::limits`).
     pub login_limiter: Arc<crate::auth::limits::LoginLimiter>,
     /// Access tokens already verified (see `auth::verified`).

@@ -18,6 +18,10 @@
 //! never a redirect. Other faults of the request (no PKCE, `plain`, unknown
 //! audience…) redirect with `error=` and `state` (RFC 6749 §4.1.2.1).
 //!
+//! On the wire it is typed: the query is an [`AuthorizeQuery`], the forms a
+//! [`LoginForm`] and an [`OrganizationForm`], the refusals redirected to the
+//! application a [`Refused`] (its variant gives its `error` code).
+//!
 //! CSRF: the request's parameters are kept server-side under a random sign-in
 //! id that the form posts back; the sign-in is also bound to a per-browser
 //! cookie, so a form posted from another browser (login CSRF) is refused.
@@ -29,38 +33,169 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use url::Url;
 
-use super::common::{CODE_TTL_SECS, LOGIN_TTL_SECS, now, parse_params, random_token, sha256_hex};
+use serde::Deserialize;
+
+use super::common::{
+    CODE_TTL_SECS, LOGIN_TTL_SECS, non_empty, now, parse_params, random_token, read_params,
+    sha256_hex,
+};
 use super::db::{self, PendingLogin};
 use super::limits::Refusal;
 use super::pages::{self, SignIn};
-use crate::state::AppState;
+use super::state::AuthState;
 use crate::store::StoreError;
 
 /// The cookie that binds a sign-in to the browser that started it.
 const BROWSER_COOKIE: &str = "rxdesk_browser";
 
+/// The query of `GET /authorize` (RFC 6749 §4.1.1, RFC 7636 §4.3, OpenID
+/// Connect Core §3.1.2.1). A parameter sent empty counts as absent, but for
+/// `state`, which goes back to the application as it came.
+#[derive(Debug, Default, Deserialize)]
+struct AuthorizeQuery {
+    #[serde(default, deserialize_with = "non_empty")]
+    client_id: Option<String>,
+    #[serde(default, deserialize_with = "non_empty")]
+    redirect_uri: Option<String>,
+    #[serde(default, deserialize_with = "non_empty")]
+    response_type: Option<String>,
+    #[serde(default, deserialize_with = "non_empty")]
+    code_challenge: Option<String>,
+    #[serde(default, deserialize_with = "non_empty")]
+    code_challenge_method: Option<String>,
+    #[serde(default, deserialize_with = "non_empty")]
+    audience: Option<String>,
+    #[serde(default, deserialize_with = "non_empty")]
+    scope: Option<String>,
+    /// `prompt` (space-separated values), read by [`Prompt::of`].
+    #[serde(default, deserialize_with = "non_empty")]
+    prompt: Option<String>,
+    /// `max_age` in seconds, read by [`Prompt::of`].
+    #[serde(default, deserialize_with = "non_empty")]
+    max_age: Option<String>,
+    /// The sandbox's own: the organization to sign in to, when the user has several.
+    #[serde(default, deserialize_with = "non_empty")]
+    organization: Option<String>,
+    #[serde(default)]
+    state: Option<String>,
+}
+
+/// The button a sign-in form was posted with.
+#[derive(Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum FormAction {
+    Cancel,
+    /// Sign in (`signin`), or anything else a form may send.
+    #[default]
+    #[serde(other)]
+    Proceed,
+}
+
+/// The form of `POST /authorize/login`.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct LoginForm {
+    /// The sign-in id the page carried.
+    login: String,
+    action: FormAction,
+    email: String,
+    password: String,
+}
+
+impl std::fmt::Debug for LoginForm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoginForm")
+            .field("action", &self.action)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The form of `POST /authorize/organization`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct OrganizationForm {
+    login: String,
+    action: FormAction,
+    organization: String,
+}
+
+/// A posted form as `T`; a form that does not parse (a field sent twice) is
+/// an empty one, which no pending sign-in matches.
+fn read_form<T: serde::de::DeserializeOwned + Default>(body: &[u8]) -> T {
+    parse_params(body)
+        .ok()
+        .and_then(|params| read_params(params).ok())
+        .unwrap_or_default()
+}
+
+/// A refusal sent back to the application's redirect URI (RFC 6749 §4.1.2.1,
+/// OpenID Connect Core §3.1.2.6): each variant gives its `error` code.
+#[derive(Debug, Clone, Copy)]
+enum Refused {
+    /// `invalid_request`.
+    InvalidRequest(&'static str),
+    /// `unsupported_response_type`.
+    UnsupportedResponseType,
+    /// `access_denied`.
+    AccessDenied(&'static str),
+    /// `login_required`: `prompt=none` without a remembered browser.
+    LoginRequired,
+    /// `interaction_required`: `prompt=none`, and an organization to choose.
+    InteractionRequired,
+}
+
+impl Refused {
+    fn code(self) -> &'static str {
+        match self {
+            Self::InvalidRequest(_) => "invalid_request",
+            Self::UnsupportedResponseType => "unsupported_response_type",
+            Self::AccessDenied(_) => "access_denied",
+            Self::LoginRequired => "login_required",
+            Self::InteractionRequired => "interaction_required",
+        }
+    }
+
+    fn description(self) -> &'static str {
+        match self {
+            Self::InvalidRequest(description) | Self::AccessDenied(description) => description,
+            Self::UnsupportedResponseType => "response_type must be code",
+            Self::LoginRequired => "prompt=none was asked, but this browser has no sign-in to use",
+            Self::InteractionRequired => {
+                "prompt=none was asked, but the user must choose an organization"
+            }
+        }
+    }
+
+    /// The redirect that carries it, with `state` and `iss`.
+    fn redirect(self, issuer: &str, redirect_uri: &str, state: Option<&str>) -> Response {
+        redirect_with(
+            issuer,
+            redirect_uri,
+            &[
+                ("error", self.code()),
+                ("error_description", self.description()),
+            ],
+            state,
+        )
+    }
+}
+
 /// `GET /authorize`
 pub(super) async fn start(
-    State(state): State<AppState>,
+    State(state): State<AuthState>,
     headers: HeaderMap,
     RawQuery(query): RawQuery,
 ) -> Response {
-    let params = match parse_params(query.unwrap_or_default().as_bytes()) {
-        Ok(p) => p,
+    let query = match parse_params(query.unwrap_or_default().as_bytes()) {
+        Ok(params) => read_params::<AuthorizeQuery>(params).unwrap_or_default(),
         Err(name) => {
             return error_page(&format!(
                 "The parameter `{name}` appears more than once in the request."
             ));
         }
     };
-    let param = |name: &str| {
-        params
-            .get(name)
-            .map(String::as_str)
-            .filter(|v| !v.is_empty())
-    };
 
-    let Some(client_id) = param("client_id") else {
+    let Some(client_id) = query.client_id.as_deref() else {
         return error_page("The request does not name an application (client_id is missing).");
     };
     let client = client_id.to_owned();
@@ -78,7 +213,7 @@ pub(super) async fn start(
         }
         Err(e) => return internal(e),
     };
-    let Some(redirect_uri) = param("redirect_uri") else {
+    let Some(redirect_uri) = query.redirect_uri.as_deref() else {
         return error_page("The request has no redirect_uri.");
     };
     if !super::redirect::is_allowed(redirect_uri, &application.allowed_urls) {
@@ -87,50 +222,40 @@ pub(super) async fn start(
     }
 
     // From here on the redirect URI is trusted: faults go back to the application.
-    let state_param = params.get("state").cloned();
-    let back = |error: &str, description: &str| {
-        redirect_with(
-            &state.issuer,
-            redirect_uri,
-            &[("error", error), ("error_description", description)],
-            state_param.as_deref(),
-        )
-    };
-    if param("response_type") != Some("code") {
-        return back("unsupported_response_type", "response_type must be code");
+    let state_param = query.state.clone();
+    let back = |error: Refused| error.redirect(&state.issuer, redirect_uri, state_param.as_deref());
+    if query.response_type.as_deref() != Some("code") {
+        return back(Refused::UnsupportedResponseType);
     }
-    let Some(challenge) = param("code_challenge") else {
-        return back(
-            "invalid_request",
+    let Some(challenge) = query.code_challenge.as_deref() else {
+        return back(Refused::InvalidRequest(
             "PKCE is required: code_challenge is missing",
-        );
+        ));
     };
-    if param("code_challenge_method") != Some("S256") {
-        return back(
-            "invalid_request",
+    if query.code_challenge_method.as_deref() != Some("S256") {
+        return back(Refused::InvalidRequest(
             "code_challenge_method must be S256 (plain is not supported)",
-        );
+        ));
     }
     if challenge.len() != 43
         || !challenge
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
     {
-        return back(
-            "invalid_request",
+        return back(Refused::InvalidRequest(
             "code_challenge is not a base64url SHA-256 digest",
-        );
+        ));
     }
-    match param("audience") {
-        None => return back("invalid_request", "audience is required"),
+    match query.audience.as_deref() {
+        None => return back(Refused::InvalidRequest("audience is required")),
         Some(a) if a != state.config.audience => {
-            return back("invalid_request", "unknown audience");
+            return back(Refused::InvalidRequest("unknown audience"));
         }
         Some(_) => {}
     }
-    let asked = match Prompt::of(param("prompt"), param("max_age")) {
+    let asked = match Prompt::of(query.prompt.as_deref(), query.max_age.as_deref()) {
         Ok(asked) => asked,
-        Err(description) => return back("invalid_request", description),
+        Err(description) => return back(Refused::InvalidRequest(description)),
     };
 
     let (browser, cookie) = match browser_id(&headers) {
@@ -157,10 +282,7 @@ pub(super) async fn start(
         None
     };
     if asked.none && remembered.is_none() {
-        return back(
-            "login_required",
-            "prompt=none was asked, but this browser has no sign-in to use",
-        );
+        return back(Refused::LoginRequired);
     }
     let login_id = random_token();
     let pending = PendingLogin {
@@ -170,8 +292,8 @@ pub(super) async fn start(
         state: state_param.clone(),
         code_challenge: challenge.to_owned(),
         audience: state.config.audience.clone(),
-        scope: param("scope").unwrap_or_default().to_owned(),
-        organization: param("organization").map(str::to_owned),
+        scope: query.scope.clone().unwrap_or_default(),
+        organization: query.organization.clone(),
         user_id: remembered.as_ref().map(|r| r.user_id.clone()),
         auth_time: remembered.as_ref().map(|r| r.auth_time),
         expires_at: at + LOGIN_TTL_SECS,
@@ -212,24 +334,23 @@ pub(super) async fn start(
 
 /// `POST /authorize/login`: Sign in or Cancel.
 pub(super) async fn login(
-    State(state): State<AppState>,
+    State(state): State<AuthState>,
     ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let form = parse_params(&body).unwrap_or_default();
-    let field = |name: &str| form.get(name).map(String::as_str).unwrap_or_default();
-    let login_id = field("login").to_owned();
+    let form: LoginForm = read_form(&body);
+    let login_id = form.login;
     let (id_hash, pending) = match load_pending(&state, &headers, &login_id).await {
         Ok(found) => found,
         Err(response) => return response,
     };
-    if field("action") == "cancel" {
+    if form.action == FormAction::Cancel {
         return cancel(&state, &id_hash, &pending).await;
     }
 
-    let email = field("email").trim().to_owned();
-    let password = field("password").to_owned();
+    let email = form.email.trim().to_owned();
+    let password = form.password;
     let again = |message: &str, status: StatusCode| {
         let html = pages::sign_in(&SignIn {
             login_id: &login_id,
@@ -321,7 +442,7 @@ pub(super) async fn login(
 /// organization is the one asked for, the only one, or the user's choice on
 /// **Choose an organization** (`interactive`; otherwise `interaction_required`).
 async fn authenticated(
-    state: &AppState,
+    state: &AuthState,
     login_id: &str,
     id_hash: &str,
     pending: &PendingLogin,
@@ -337,30 +458,25 @@ async fn authenticated(
         Ok(orgs) => orgs,
         Err(e) => return internal(e),
     };
-    let back = |error: &str, description: &str| {
-        redirect_with(
+    let back = |error: Refused| {
+        error.redirect(
             &state.issuer,
             &pending.redirect_uri,
-            &[("error", error), ("error_description", description)],
             pending.state.as_deref(),
         )
     };
     let chosen = match (&pending.organization, organizations.as_slice()) {
         (_, []) => {
             let _ = delete_pending(state, id_hash).await;
-            return back(
-                "access_denied",
+            return back(Refused::AccessDenied(
                 "the account belongs to no organization this application serves",
-            );
+            ));
         }
         (Some(asked), orgs) if orgs.iter().any(|(id, _)| id == asked) => asked.clone(),
         (_, [(only, _)]) => only.clone(),
         (_, _) if !interactive => {
             let _ = delete_pending(state, id_hash).await;
-            return back(
-                "interaction_required",
-                "prompt=none was asked, but the user must choose an organization",
-            );
+            return back(Refused::InteractionRequired);
         }
         (_, _) => {
             let (hash, user_id) = (id_hash.to_owned(), user.id.clone());
@@ -382,17 +498,16 @@ async fn authenticated(
 
 /// `POST /authorize/organization`: the button of one organization, or Cancel.
 pub(super) async fn choose_organization(
-    State(state): State<AppState>,
+    State(state): State<AuthState>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let form = parse_params(&body).unwrap_or_default();
-    let field = |name: &str| form.get(name).map(String::as_str).unwrap_or_default();
-    let (id_hash, pending) = match load_pending(&state, &headers, field("login")).await {
+    let form: OrganizationForm = read_form(&body);
+    let (id_hash, pending) = match load_pending(&state, &headers, &form.login).await {
         Ok(found) => found,
         Err(response) => return response,
     };
-    if field("action") == "cancel" {
+    if form.action == FormAction::Cancel {
         return cancel(&state, &id_hash, &pending).await;
     }
     let Some(user_id) = pending.user_id.clone() else {
@@ -407,7 +522,7 @@ pub(super) async fn choose_organization(
         Ok(orgs) => orgs,
         Err(e) => return internal(e),
     };
-    let chosen = field("organization");
+    let chosen = form.organization.as_str();
     if !organizations.iter().any(|(id, _)| id == chosen) {
         return error_page(
             "That organization is not one you can sign in to with this application.",
@@ -418,7 +533,7 @@ pub(super) async fn choose_organization(
 
 /// Issues the code and sends the browser back to the application.
 async fn finish(
-    state: &AppState,
+    state: &AuthState,
     id_hash: &str,
     pending: &PendingLogin,
     user_id: &str,
@@ -464,21 +579,17 @@ async fn finish(
     )
 }
 
-async fn cancel(state: &AppState, id_hash: &str, pending: &PendingLogin) -> Response {
+async fn cancel(state: &AuthState, id_hash: &str, pending: &PendingLogin) -> Response {
     let _ = delete_pending(state, id_hash).await;
     tracing::info!(client_id = %pending.client_id, "sign-in cancelled by the user");
-    redirect_with(
+    Refused::AccessDenied("the user cancelled the sign-in").redirect(
         &state.issuer,
         &pending.redirect_uri,
-        &[
-            ("error", "access_denied"),
-            ("error_description", "the user cancelled the sign-in"),
-        ],
         pending.state.as_deref(),
     )
 }
 
-async fn delete_pending(state: &AppState, id_hash: &str) -> Result<(), StoreError> {
+async fn delete_pending(state: &AuthState, id_hash: &str) -> Result<(), StoreError> {
     let hash = id_hash.to_owned();
     state
         .db
@@ -489,7 +600,7 @@ async fn delete_pending(state: &AppState, id_hash: &str) -> Result<(), StoreErro
 /// The pending sign-in a form refers to, if it exists, has not expired and was
 /// started by this browser.
 async fn load_pending(
-    state: &AppState,
+    state: &AuthState,
     headers: &HeaderMap,
     login_id: &str,
 ) -> Result<(String, PendingLogin), Response> {
@@ -659,6 +770,45 @@ mod tests {
         assert!(!zero.accepts_login_from(100, 100));
         assert!(minute.accepts_login_from(100, 159));
         assert!(!minute.accepts_login_from(100, 160));
+    }
+
+    #[test]
+    fn an_empty_query_parameter_is_absent_but_an_empty_state_goes_back_as_it_came() {
+        let query: AuthorizeQuery =
+            read_params(parse_params(b"client_id=&state=&audience=a&response_type=code").unwrap())
+                .unwrap();
+
+        assert_eq!(query.client_id, None);
+        assert_eq!(query.state.as_deref(), Some(""));
+        assert_eq!(query.audience.as_deref(), Some("a"));
+        assert_eq!(query.response_type.as_deref(), Some("code"));
+    }
+
+    #[test]
+    fn a_form_is_read_with_its_button_and_a_form_sent_twice_over_is_empty() {
+        let cancel: LoginForm = read_form(b"login=l1&action=cancel");
+        let sign_in: OrganizationForm = read_form(b"login=l1&action=signin&organization=o1");
+        let repeated: LoginForm = read_form(b"login=l1&login=l2");
+
+        assert_eq!(
+            (cancel.login.as_str(), &cancel.action),
+            ("l1", &FormAction::Cancel)
+        );
+        assert_eq!(sign_in.action, FormAction::Proceed);
+        assert_eq!(sign_in.organization, "o1");
+        assert_eq!(repeated.login, "");
+    }
+
+    #[test]
+    fn each_refusal_gives_its_error_code() {
+        assert_eq!(Refused::InvalidRequest("x").code(), "invalid_request");
+        assert_eq!(
+            Refused::UnsupportedResponseType.code(),
+            "unsupported_response_type"
+        );
+        assert_eq!(Refused::AccessDenied("x").code(), "access_denied");
+        assert_eq!(Refused::LoginRequired.code(), "login_required");
+        assert_eq!(Refused::InteractionRequired.code(), "interaction_required");
     }
 
     #[test]

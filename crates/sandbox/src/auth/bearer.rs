@@ -14,9 +14,9 @@ use std::sync::Arc;
 
 use axum::http::{HeaderMap, header};
 
+use super::state::TokenCheck;
 use crate::auth::claims::AccessClaims;
 use crate::auth::keys::TokenRejection;
-use crate::state::AppState;
 
 /// The exact message of a missing token, as the real network words it.
 pub const MISSING_TOKEN_MESSAGE: &str = "Authentication token is not present";
@@ -59,7 +59,7 @@ impl BearerFailure {
 /// and returns its claims.
 pub fn authenticate(
     headers: &HeaderMap,
-    state: &AppState,
+    check: TokenCheck<'_>,
 ) -> Result<Arc<AccessClaims>, BearerFailure> {
     let Some(value) = headers.get(header::AUTHORIZATION) else {
         return Err(BearerFailure::Missing);
@@ -76,14 +76,14 @@ pub fn authenticate(
     if token.is_empty() {
         return Err(BearerFailure::Missing);
     }
-    let claims = state
+    let claims = check
         .verified_tokens
-        .verify(token, &state.keys, &state.issuer, &state.config.audience)
+        .verify(token, check.keys, check.issuer, check.audience)
         .map_err(BearerFailure::Rejected)?;
     // Only the verification above is cached. On every request, however the
     // claims were obtained: a sign-in can end at any moment.
     if let Some(sid) = claims.sid.as_deref()
-        && state.ended_sign_ins.contains(sid)
+        && check.ended_sign_ins.contains(sid)
     {
         return Err(BearerFailure::SignInEnded);
     }

@@ -1,7 +1,8 @@
 //! What the sign-in flow, the token endpoint and their SQL share: how long codes
 //! and sign-in pages live, the `offline_access` and `openid` scopes, where
 //! RP-initiated logout is served, the clock, random tokens,
-//! the hashes they are stored under, and form parsing.
+//! the hashes they are stored under, and form parsing (into a map, or through
+//! serde into the struct of a query or form: [`read_params`], [`non_empty`]).
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -59,6 +60,28 @@ pub(super) fn parse_params(
         }
     }
     Ok(params)
+}
+
+/// The parameters of a query or form (as [`parse_params`] reads them) as `T`,
+/// through serde: every value is a string, so a `T` of strings and optional
+/// strings (unknown parameters ignored) always reads.
+pub(super) fn read_params<T: serde::de::DeserializeOwned>(
+    params: std::collections::HashMap<String, String>,
+) -> Result<T, serde_json::Error> {
+    let object = params
+        .into_iter()
+        .map(|(name, value)| (name, serde_json::Value::String(value)))
+        .collect();
+    T::deserialize(serde_json::Value::Object(object))
+}
+
+/// For `#[serde(default, deserialize_with = "non_empty")]`: a parameter sent
+/// empty counts as one not sent.
+pub(super) fn non_empty<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<String>, D::Error> {
+    use serde::Deserialize as _;
+    Ok(Option::<String>::deserialize(deserializer)?.filter(|v| !v.is_empty()))
 }
 
 #[cfg(test)]

@@ -11,9 +11,9 @@ use axum::extract::State;
 use serde_json::{Value, json};
 
 use super::claims::ALL_PERMISSIONS;
-use crate::state::AppState;
+use super::state::AuthState;
 
-pub(super) async fn openid_configuration(State(state): State<AppState>) -> Json<Value> {
+pub(super) async fn openid_configuration(State(state): State<AuthState>) -> Json<Value> {
     // The issuer is kept across restarts; the endpoints are where it listens now.
     let origin = &*state.origin;
     let mut scopes = vec![super::common::OPENID, super::common::OFFLINE_ACCESS];
@@ -42,6 +42,6 @@ pub(super) async fn openid_configuration(State(state): State<AppState>) -> Json<
     }))
 }
 
-pub(super) async fn jwks(State(state): State<AppState>) -> Json<Value> {
+pub(super) async fn jwks(State(state): State<AuthState>) -> Json<Value> {
     Json(state.keys.jwks())
 }

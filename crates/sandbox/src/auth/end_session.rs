@@ -25,13 +25,13 @@ use axum::response::{IntoResponse, Response};
 use url::Url;
 
 use super::common::{now, parse_params, sha256_hex};
+use super::state::AuthState;
 use super::{db, pages, sign_ins};
-use crate::state::AppState;
 use crate::store::StoreError;
 
 /// `GET /oidc/logout`
 pub(super) async fn get(
-    State(state): State<AppState>,
+    State(state): State<AuthState>,
     headers: HeaderMap,
     RawQuery(query): RawQuery,
 ) -> Response {
@@ -46,14 +46,14 @@ pub(super) async fn get(
 
 /// `POST /oidc/logout` (form-encoded, as §2 allows; also the confirmation form).
 pub(super) async fn post(
-    State(state): State<AppState>,
+    State(state): State<AuthState>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
     handle(&state, &headers, &body, true).await
 }
 
-async fn handle(state: &AppState, headers: &HeaderMap, raw: &[u8], posted: bool) -> Response {
+async fn handle(state: &AuthState, headers: &HeaderMap, raw: &[u8], posted: bool) -> Response {
     let params = match parse_params(raw) {
         Ok(params) => params,
         Err(name) => {
@@ -96,7 +96,7 @@ struct Hinted<'a> {
     state: Option<&'a str>,
 }
 
-async fn end_hinted(state: &AppState, request: Hinted<'_>) -> Response {
+async fn end_hinted(state: &AuthState, request: Hinted<'_>) -> Response {
     let claims = match state.keys.verify_id_token_hint(request.hint, &state.issuer) {
         Ok(claims) => claims,
         Err(rejection) => {
@@ -172,7 +172,7 @@ async fn end_hinted(state: &AppState, request: Hinted<'_>) -> Response {
 }
 
 /// The confirmed sign-out of the browser that posted it.
-async fn forget_this_browser(state: &AppState, headers: &HeaderMap) -> Response {
+async fn forget_this_browser(state: &AuthState, headers: &HeaderMap) -> Response {
     let Some(browser) = super::authorize::browser_id(headers) else {
         // Nothing remembered without the cookie: already signed out here.
         return pages::respond(StatusCode::OK, pages::signed_out(), None);

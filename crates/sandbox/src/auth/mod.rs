@@ -36,6 +36,7 @@ mod pages;
 pub(crate) mod password;
 pub mod redirect;
 pub mod sign_ins;
+mod state;
 mod token;
 mod userinfo;
 pub mod verified;
@@ -43,14 +44,20 @@ pub mod verified;
 pub(crate) use token::body_too_large;
 
 use axum::Router;
+use axum::extract::FromRef;
 use axum::routing::{get, post};
 
 pub use common::{CODE_TTL_SECS, END_SESSION_PATH, LOGIN_TTL_SECS, OFFLINE_ACCESS, OPENID};
 
-use crate::state::AppState;
+pub use pages::DemoAccount;
+pub use state::{AuthState, TokenCheck};
 
-/// Routes of the authorization server.
-pub(crate) fn router() -> Router<AppState> {
+/// Routes of the authorization server, on any state its [`AuthState`] is taken from.
+pub(crate) fn router<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    AuthState: FromRef<S>,
+{
     Router::new()
         .route(
             "/.well-known/openid-configuration",

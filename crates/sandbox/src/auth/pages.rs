@@ -7,7 +7,15 @@
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use crate::fixture::DemoAccount;
+/// A demo account shown as a hint on the sign-in page (the built-in demo
+/// fixture's users: `crate::fixture` makes them).
+#[derive(Debug, Clone)]
+pub struct DemoAccount {
+    pub email: String,
+    pub password: String,
+    /// e.g. "Prescriber — Maple Street Clinic, Birch Family Practice".
+    pub description: String,
+}
 
 /// Escapes text for HTML element content and double-quoted attributes.
 pub(super) fn escape(text: &str) -> String {

@@ -2,6 +2,10 @@
 //! token with rotation) and `POST /oauth/revoke` (RFC 7009: a refresh token or a
 //! user's access token, either ending its whole sign-in), with RFC 6749 §5.2
 //! error bodies. Both take JSON (as the contract shows) or form-encoded bodies.
+//! On the wire everything is a type: the request is a [`TokenRequest`] tagged by
+//! `grant_type` (or a [`RevokeRequest`]), read through serde from either body
+//! format; a refusal is an [`OAuthError`] whose variant gives its code and HTTP
+//! status; an answer is the serde struct [`Issued`] or [`ErrorBody`].
 //! Every response carries `Cache-Control: no-store`.
 //!
 //! Each code exchanged starts a sign-in (`sign_ins.rs`): its id is the `sid` of
@@ -18,8 +22,6 @@
 //! type for this client, not a failed authentication (`invalid_client`, 401, is
 //! for unknown clients and wrong secrets).
 
-use std::collections::HashMap;
-
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
@@ -27,83 +29,115 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use serde_json::{Value, json};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::claims::{AccessClaims, GTY_CLIENT_CREDENTIALS, IdClaims, MACHINE_PERMISSIONS};
 use super::common::{OFFLINE_ACCESS, OPENID, now, parse_params, random_token, s256, sha256_hex};
 use super::db;
 use super::sign_ins;
-use crate::state::AppState;
+use super::state::AuthState;
 use crate::store::StoreError;
 
-/// An RFC 6749 §5.2 error response.
+/// An RFC 6749 §5.2 error: each variant gives its `error` code ([`Self::code`])
+/// and its HTTP status ([`Self::status`]).
 #[derive(Debug)]
-pub(super) struct OAuthError {
-    status: StatusCode,
-    error: &'static str,
-    description: String,
-    /// Answer with `WWW-Authenticate: Basic` (the client tried HTTP Basic).
-    basic: bool,
+pub(super) enum OAuthError {
+    /// `invalid_request`, 400.
+    InvalidRequest(String),
+    /// `invalid_request`, 413: the body is over the server's limit.
+    BodyTooLarge,
+    /// `invalid_client`, 401 (unknown client, wrong secret). `basic`: the
+    /// client tried HTTP Basic, so the answer carries `WWW-Authenticate: Basic`.
+    InvalidClient { basic: bool },
+    /// `invalid_grant`, 400.
+    InvalidGrant(&'static str),
+    /// `unauthorized_client`, 400.
+    UnauthorizedClient(&'static str),
+    /// `unsupported_grant_type`, 400.
+    UnsupportedGrantType,
+    /// `server_error`, 500.
+    ServerError(&'static str),
 }
 
 impl OAuthError {
-    fn new(error: &'static str, description: impl Into<String>) -> Self {
-        let status = if error == "invalid_client" {
-            StatusCode::UNAUTHORIZED
-        } else {
-            StatusCode::BAD_REQUEST
-        };
-        Self {
-            status,
-            error,
-            description: description.into(),
-            basic: false,
-        }
-    }
-
     fn invalid_request(description: impl Into<String>) -> Self {
-        Self::new("invalid_request", description)
+        Self::InvalidRequest(description.into())
     }
 
-    fn invalid_grant(description: impl Into<String>) -> Self {
-        Self::new("invalid_grant", description)
-    }
-
-    fn invalid_client(basic: bool) -> Self {
-        Self {
-            basic,
-            ..Self::new("invalid_client", "client authentication failed")
-        }
+    /// The parameter `name` is missing (or empty).
+    fn required(name: &str) -> Self {
+        Self::InvalidRequest(format!("`{name}` is required"))
     }
 
     fn internal(e: &StoreError) -> Self {
         tracing::error!(error = %e, "token endpoint failed on a store error");
-        Self {
-            status: StatusCode::INTERNAL_SERVER_ERROR,
-            ..Self::new("server_error", "the sandbox could not complete the request")
+        Self::ServerError("the sandbox could not complete the request")
+    }
+
+    /// The RFC 6749 `error` code.
+    fn code(&self) -> &'static str {
+        match self {
+            Self::InvalidRequest(_) | Self::BodyTooLarge => "invalid_request",
+            Self::InvalidClient { .. } => "invalid_client",
+            Self::InvalidGrant(_) => "invalid_grant",
+            Self::UnauthorizedClient(_) => "unauthorized_client",
+            Self::UnsupportedGrantType => "unsupported_grant_type",
+            Self::ServerError(_) => "server_error",
         }
     }
+
+    fn status(&self) -> StatusCode {
+        match self {
+            Self::InvalidClient { .. } => StatusCode::UNAUTHORIZED,
+            Self::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::ServerError(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::InvalidRequest(_)
+            | Self::InvalidGrant(_)
+            | Self::UnauthorizedClient(_)
+            | Self::UnsupportedGrantType => StatusCode::BAD_REQUEST,
+        }
+    }
+
+    /// The `error_description`.
+    fn description(&self) -> &str {
+        match self {
+            Self::InvalidRequest(description) => description,
+            Self::BodyTooLarge => "request body too large",
+            Self::InvalidClient { .. } => "client authentication failed",
+            Self::InvalidGrant(description)
+            | Self::UnauthorizedClient(description)
+            | Self::ServerError(description) => description,
+            Self::UnsupportedGrantType => {
+                "grant_type must be authorization_code, client_credentials or refresh_token"
+            }
+        }
+    }
+}
+
+/// The body of an error answer (RFC 6749 §5.2).
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    error: &'static str,
+    error_description: &'a str,
 }
 
 /// The answer of `/oauth/token` and `/oauth/revoke` to a body over the server's
 /// limit: an RFC 6749 error, status 413 (see `server.rs`).
 pub(crate) fn body_too_large() -> Response {
-    OAuthError {
-        status: StatusCode::PAYLOAD_TOO_LARGE,
-        ..OAuthError::invalid_request("request body too large")
-    }
-    .into_response()
+    OAuthError::BodyTooLarge.into_response()
 }
 
 impl IntoResponse for OAuthError {
     fn into_response(self) -> Response {
-        let mut response = (
-            self.status,
-            Json(json!({"error": self.error, "error_description": self.description})),
-        )
-            .into_response();
+        let body = ErrorBody {
+            error: self.code(),
+            error_description: self.description(),
+        };
+        let mut response = (self.status(), Json(body)).into_response();
         no_store(response.headers_mut());
-        if self.basic {
+        if let Self::InvalidClient { basic: true } = self {
             response.headers_mut().insert(
                 header::WWW_AUTHENTICATE,
                 HeaderValue::from_static("Basic realm=\"rxdesk-sandbox\""),
@@ -118,8 +152,55 @@ fn no_store(headers: &mut HeaderMap) {
     headers.insert(header::PRAGMA, HeaderValue::from_static("no-cache"));
 }
 
-/// The parameters of a token or revocation request, from either body format.
-struct Params(HashMap<String, String>);
+/// A token request (RFC 6749 §4.1.3, §4.4.2, §6), tagged by `grant_type`; read
+/// from [`Params`], so from a JSON or a form body alike. A missing parameter is
+/// `None` here and refused by the grant, after the client is authenticated.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "grant_type", rename_all = "snake_case")]
+enum TokenRequest {
+    AuthorizationCode {
+        code: Option<String>,
+        redirect_uri: Option<String>,
+        code_verifier: Option<String>,
+    },
+    ClientCredentials {
+        audience: Option<String>,
+    },
+    RefreshToken {
+        refresh_token: Option<String>,
+    },
+    /// Any other `grant_type`: `unsupported_grant_type`.
+    #[serde(other)]
+    Unsupported,
+}
+
+/// A revocation request (RFC 7009 §2.1; `token_type_hint` is not read).
+#[derive(Debug, Deserialize)]
+struct RevokeRequest {
+    token: Option<String>,
+}
+
+/// The client's own parameters of a token or revocation request (RFC 6749
+/// §2.3.1: `client_secret_post`, or the public client's `client_id`).
+#[derive(Default, Deserialize)]
+struct ClientParams {
+    client_id: Option<String>,
+    client_secret: Option<String>,
+}
+
+impl std::fmt::Debug for ClientParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientParams")
+            .field("client_id", &self.client_id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The parameters of a token or revocation request, from either body format:
+/// a JSON object of strings, every value a string, an empty one left out (an
+/// empty parameter is an absent one). Read as a [`TokenRequest`],
+/// [`RevokeRequest`] or [`ClientParams`].
+struct Params(Value);
 
 impl Params {
     fn parse(headers: &HeaderMap, body: &[u8]) -> Result<Self, OAuthError> {
@@ -134,16 +215,14 @@ impl Params {
                     .to_ascii_lowercase()
             })
             .unwrap_or_default();
-        match content_type.as_str() {
+        let params: Vec<(String, String)> = match content_type.as_str() {
             "application/json" => {
                 let object: serde_json::Map<String, Value> = serde_json::from_slice(body)
                     .map_err(|_| OAuthError::invalid_request("the body is not a JSON object"))?;
-                let mut params = HashMap::new();
+                let mut params = Vec::with_capacity(object.len());
                 for (name, value) in object {
                     match value {
-                        Value::String(s) => {
-                            params.insert(name, s);
-                        }
+                        Value::String(s) => params.push((name, s)),
                         Value::Null => {}
                         _ => {
                             return Err(OAuthError::invalid_request(format!(
@@ -152,28 +231,44 @@ impl Params {
                         }
                     }
                 }
-                Ok(Self(params))
+                params
             }
-            "application/x-www-form-urlencoded" => parse_params(body).map(Self).map_err(|name| {
-                OAuthError::invalid_request(format!("`{name}` appears more than once"))
-            }),
-            _ => Err(OAuthError::invalid_request(
-                "Content-Type must be application/json or application/x-www-form-urlencoded",
-            )),
-        }
+            "application/x-www-form-urlencoded" => parse_params(body)
+                .map_err(|name| {
+                    OAuthError::invalid_request(format!("`{name}` appears more than once"))
+                })?
+                .into_iter()
+                .collect(),
+            _ => {
+                return Err(OAuthError::invalid_request(
+                    "Content-Type must be application/json or application/x-www-form-urlencoded",
+                ));
+            }
+        };
+        Ok(Self(Value::Object(
+            params
+                .into_iter()
+                .filter(|(_, value)| !value.is_empty())
+                .map(|(name, value)| (name, Value::String(value)))
+                .collect(),
+        )))
     }
 
-    fn get(&self, name: &str) -> Option<&str> {
-        self.0
-            .get(name)
-            .map(String::as_str)
-            .filter(|v| !v.is_empty())
+    /// The parameters as `T`. Every value is a string, so a `T` of optional
+    /// strings (unknown parameters ignored) fails only on a missing enum tag.
+    fn read<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        T::deserialize(&self.0)
     }
 
-    fn require(&self, name: &str) -> Result<&str, OAuthError> {
-        self.get(name)
-            .ok_or_else(|| OAuthError::invalid_request(format!("`{name}` is required")))
+    /// The client's own parameters: optional strings, so they always read.
+    fn client(&self) -> ClientParams {
+        self.read().unwrap_or_default()
     }
+}
+
+/// `value`, or the refusal of a request without the parameter `name`.
+fn required(value: Option<String>, name: &str) -> Result<String, OAuthError> {
+    value.ok_or_else(|| OAuthError::required(name))
 }
 
 /// Client credentials from the body or HTTP Basic (RFC 6749 §2.3.1).
@@ -184,7 +279,7 @@ struct ClientAuth {
 }
 
 impl ClientAuth {
-    fn from(headers: &HeaderMap, params: &Params) -> Result<Self, OAuthError> {
+    fn from(headers: &HeaderMap, params: ClientParams) -> Result<Self, OAuthError> {
         let basic = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
@@ -194,7 +289,7 @@ impl ClientAuth {
             });
         match basic {
             Some(encoded) => {
-                if params.get("client_secret").is_some() {
+                if params.client_secret.is_some() {
                     return Err(OAuthError::invalid_request(
                         "use one client authentication method, not HTTP Basic and client_secret",
                     ));
@@ -203,12 +298,12 @@ impl ClientAuth {
                     .decode(encoded.trim())
                     .ok()
                     .and_then(|b| String::from_utf8(b).ok())
-                    .ok_or_else(|| OAuthError::invalid_client(true))?;
+                    .ok_or(OAuthError::InvalidClient { basic: true })?;
                 let (id, secret) = decoded
                     .split_once(':')
-                    .ok_or_else(|| OAuthError::invalid_client(true))?;
+                    .ok_or(OAuthError::InvalidClient { basic: true })?;
                 let id = form_decode(id);
-                if params.get("client_id").is_some_and(|body_id| body_id != id) {
+                if params.client_id.is_some_and(|body_id| body_id != id) {
                     return Err(OAuthError::invalid_request(
                         "client_id differs from the HTTP Basic user",
                     ));
@@ -220,8 +315,8 @@ impl ClientAuth {
                 })
             }
             None => Ok(Self {
-                client_id: params.get("client_id").map(str::to_owned),
-                secret: params.get("client_secret").map(str::to_owned),
+                client_id: params.client_id,
+                secret: params.client_secret,
                 basic: false,
             }),
         }
@@ -235,32 +330,29 @@ fn form_decode(value: &str) -> String {
         .unwrap_or_default()
 }
 
-/// A successful token response.
+/// A successful token response (RFC 6749 §5.1). The fields are in
+/// alphabetical order: the order of the keys this answer has always had.
+#[derive(Serialize)]
 struct Issued {
     access_token: String,
     expires_in: i64,
-    scope: String,
-    refresh_token: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     id_token: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    refresh_token: Option<String>,
+    scope: String,
+    token_type: TokenType,
+}
+
+/// RFC 6750 bearer tokens, the only kind issued.
+#[derive(Serialize)]
+enum TokenType {
+    Bearer,
 }
 
 impl IntoResponse for Issued {
     fn into_response(self) -> Response {
-        let mut body = json!({
-            "access_token": self.access_token,
-            "token_type": "Bearer",
-            "expires_in": self.expires_in,
-            "scope": self.scope,
-        });
-        if let Some(object) = body.as_object_mut() {
-            if let Some(refresh) = self.refresh_token {
-                object.insert("refresh_token".to_owned(), Value::String(refresh));
-            }
-            if let Some(id_token) = self.id_token {
-                object.insert("id_token".to_owned(), Value::String(id_token));
-            }
-        }
-        let mut response = (StatusCode::OK, Json(body)).into_response();
+        let mut response = (StatusCode::OK, Json(self)).into_response();
         no_store(response.headers_mut());
         response
     }
@@ -268,32 +360,41 @@ impl IntoResponse for Issued {
 
 /// `POST /oauth/token`
 pub(super) async fn token(
-    State(state): State<AppState>,
+    State(state): State<AuthState>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
     match grant(&state, &headers, &body).await {
         Ok(issued) => issued.into_response(),
         Err(e) => {
-            if e.status != StatusCode::INTERNAL_SERVER_ERROR {
-                tracing::info!(error = e.error, description = %e.description, "token request refused");
+            if !matches!(e, OAuthError::ServerError(_)) {
+                tracing::info!(error = e.code(), description = %e.description(), "token request refused");
             }
             e.into_response()
         }
     }
 }
 
-async fn grant(state: &AppState, headers: &HeaderMap, body: &[u8]) -> Result<Issued, OAuthError> {
+async fn grant(state: &AuthState, headers: &HeaderMap, body: &[u8]) -> Result<Issued, OAuthError> {
     let params = Params::parse(headers, body)?;
-    let auth = ClientAuth::from(headers, &params)?;
-    match params.require("grant_type")? {
-        "client_credentials" => client_credentials(state, &params, auth).await,
-        "authorization_code" => authorization_code(state, &params, auth).await,
-        "refresh_token" => refresh_token(state, &params, auth).await,
-        _ => Err(OAuthError::new(
-            "unsupported_grant_type",
-            "grant_type must be authorization_code, client_credentials or refresh_token",
-        )),
+    let auth = ClientAuth::from(headers, params.client())?;
+    // Every value is a string: only a missing `grant_type` fails to read.
+    let request = params
+        .read::<TokenRequest>()
+        .map_err(|_| OAuthError::required("grant_type"))?;
+    match request {
+        TokenRequest::ClientCredentials { audience } => {
+            client_credentials(state, audience, auth).await
+        }
+        TokenRequest::AuthorizationCode {
+            code,
+            redirect_uri,
+            code_verifier,
+        } => authorization_code(state, (code, redirect_uri, code_verifier), auth).await,
+        TokenRequest::RefreshToken {
+            refresh_token: token,
+        } => refresh_token(state, token, auth).await,
+        TokenRequest::Unsupported => Err(OAuthError::UnsupportedGrantType),
     }
 }
 
@@ -304,9 +405,9 @@ enum Client {
     Application(db::Application),
 }
 
-async fn authenticate(state: &AppState, auth: &ClientAuth) -> Result<Client, OAuthError> {
+async fn authenticate(state: &AuthState, auth: &ClientAuth) -> Result<Client, OAuthError> {
     let Some(client_id) = auth.client_id.clone() else {
-        return Err(OAuthError::invalid_client(auth.basic));
+        return Err(OAuthError::InvalidClient { basic: auth.basic });
     };
     let found = state
         .db
@@ -329,44 +430,45 @@ async fn authenticate(state: &AppState, auth: &ClientAuth) -> Result<Client, OAu
             if ok {
                 Ok(Client::Backend(backend))
             } else {
-                Err(OAuthError::invalid_client(auth.basic))
+                Err(OAuthError::InvalidClient { basic: auth.basic })
             }
         }
         (None, Some(app)) if auth.secret.is_none() => Ok(Client::Application(app)),
         _ => {
             let _ =
                 tokio::task::spawn_blocking(move || super::password::verify_nothing(&secret)).await;
-            Err(OAuthError::invalid_client(auth.basic))
+            Err(OAuthError::InvalidClient { basic: auth.basic })
         }
     }
 }
 
 /// The public Application named by `auth` (no secret expected or accepted).
-async fn public_client(state: &AppState, auth: &ClientAuth) -> Result<db::Application, OAuthError> {
+async fn public_client(
+    state: &AuthState,
+    auth: &ClientAuth,
+) -> Result<db::Application, OAuthError> {
     match authenticate(state, auth).await? {
         Client::Application(app) => Ok(app),
-        Client::Backend(_) => Err(OAuthError::new(
-            "unauthorized_client",
+        Client::Backend(_) => Err(OAuthError::UnauthorizedClient(
             "a Backend cannot use this grant: it is for the Application's browser sign-in",
         )),
     }
 }
 
 async fn client_credentials(
-    state: &AppState,
-    params: &Params,
+    state: &AuthState,
+    audience: Option<String>,
     auth: ClientAuth,
 ) -> Result<Issued, OAuthError> {
     let backend = match authenticate(state, &auth).await? {
         Client::Backend(b) => b,
         Client::Application(_) => {
-            return Err(OAuthError::new(
-                "unauthorized_client",
+            return Err(OAuthError::UnauthorizedClient(
                 "client_credentials is for Backend credentials; this client is a public Application",
             ));
         }
     };
-    check_audience(state, params.require("audience")?)?;
+    check_audience(state, &required(audience, "audience")?)?;
     let at = now();
     let ttl = duration_secs(state.config.machine_token_ttl);
     let permissions: Vec<String> = MACHINE_PERMISSIONS
@@ -392,9 +494,10 @@ async fn client_credentials(
     Ok(Issued {
         access_token,
         expires_in: ttl,
-        scope: claims.scope,
-        refresh_token: None,
         id_token: None,
+        refresh_token: None,
+        scope: claims.scope,
+        token_type: TokenType::Bearer,
     })
 }
 
@@ -415,14 +518,14 @@ struct UserGrant {
 }
 
 async fn authorization_code(
-    state: &AppState,
-    params: &Params,
+    state: &AuthState,
+    (code, redirect_uri, verifier): (Option<String>, Option<String>, Option<String>),
     auth: ClientAuth,
 ) -> Result<Issued, OAuthError> {
     let app = public_client(state, &auth).await?;
-    let code = params.require("code")?;
-    let redirect_uri = params.require("redirect_uri")?.to_owned();
-    let verifier = params.require("code_verifier")?;
+    let code = required(code, "code")?;
+    let redirect_uri = required(redirect_uri, "redirect_uri")?;
+    let verifier = required(verifier, "code_verifier")?;
     if !(43..=128).contains(&verifier.len())
         || !verifier
             .bytes()
@@ -432,8 +535,8 @@ async fn authorization_code(
             "code_verifier is not a valid PKCE verifier",
         ));
     }
-    let challenge = s256(verifier);
-    let code_hash = sha256_hex(code);
+    let challenge = s256(&verifier);
+    let code_hash = sha256_hex(&code);
     let refresh_ttl = duration_secs(state.config.refresh_token_ttl);
     let family_ttl = duration_secs(state.config.refresh_family_ttl);
     let user_ttl = duration_secs(state.config.user_token_ttl);
@@ -445,7 +548,7 @@ async fn authorization_code(
             let at = now();
             committed(conn, |tx| {
                 let Some(row) = db::code(tx, &code_hash)? else {
-                    return Ok(Err(OAuthError::invalid_grant("unknown authorization code")));
+                    return Ok(Err(OAuthError::InvalidGrant("unknown authorization code")));
                 };
                 if row.used_at.is_some() {
                     // RFC 6749 §4.1.2: a replayed code revokes what it produced:
@@ -453,35 +556,35 @@ async fn authorization_code(
                     if let Some(sid) = &row.family_id {
                         sign_ins::end(tx, &ended, sid, at)?;
                     }
-                    return Ok(Err(OAuthError::invalid_grant(
+                    return Ok(Err(OAuthError::InvalidGrant(
                         "the authorization code was already used",
                     )));
                 }
                 db::mark_code_used(tx, &code_hash, at)?;
                 if row.expires_at <= at {
-                    return Ok(Err(OAuthError::invalid_grant(
+                    return Ok(Err(OAuthError::InvalidGrant(
                         "the authorization code has expired",
                     )));
                 }
                 if row.client_id != client_id {
-                    return Ok(Err(OAuthError::invalid_grant(
+                    return Ok(Err(OAuthError::InvalidGrant(
                         "the code was issued to another client",
                     )));
                 }
                 if row.redirect_uri != redirect_uri {
-                    return Ok(Err(OAuthError::invalid_grant(
+                    return Ok(Err(OAuthError::InvalidGrant(
                         "redirect_uri differs from the one of the authorization request",
                     )));
                 }
                 if row.code_challenge != challenge {
-                    return Ok(Err(OAuthError::invalid_grant(
+                    return Ok(Err(OAuthError::InvalidGrant(
                         "code_verifier does not match the code_challenge",
                     )));
                 }
                 let Some(permissions) =
                     user_access(tx, &row.user_id, &row.organization_id, &row.client_id)?
                 else {
-                    return Ok(Err(OAuthError::invalid_grant(
+                    return Ok(Err(OAuthError::InvalidGrant(
                         "the user can no longer use this organization",
                     )));
                 };
@@ -540,12 +643,12 @@ async fn authorization_code(
 }
 
 async fn refresh_token(
-    state: &AppState,
-    params: &Params,
+    state: &AuthState,
+    token: Option<String>,
     auth: ClientAuth,
 ) -> Result<Issued, OAuthError> {
     let app = public_client(state, &auth).await?;
-    let token_hash = sha256_hex(params.require("refresh_token")?);
+    let token_hash = sha256_hex(&required(token, "refresh_token")?);
     let refresh_ttl = duration_secs(state.config.refresh_token_ttl);
     let user_ttl = duration_secs(state.config.user_token_ttl);
     let client_id = app.client_id.clone();
@@ -556,29 +659,29 @@ async fn refresh_token(
             let at = now();
             committed(conn, |tx| {
                 let Some(row) = db::refresh(tx, &token_hash)? else {
-                    return Ok(Err(OAuthError::invalid_grant("unknown refresh token")));
+                    return Ok(Err(OAuthError::InvalidGrant("unknown refresh token")));
                 };
                 if row.client_id != client_id {
-                    return Ok(Err(OAuthError::invalid_grant("the refresh token was issued to another client")));
+                    return Ok(Err(OAuthError::InvalidGrant("the refresh token was issued to another client")));
                 }
                 if row.revoked_at.is_some() {
-                    return Ok(Err(OAuthError::invalid_grant("the refresh token has been revoked")));
+                    return Ok(Err(OAuthError::InvalidGrant("the refresh token has been revoked")));
                 }
                 if row.used_at.is_some() {
                     sign_ins::end(tx, &ended, &row.family_id, at)?;
                     tracing::warn!(user_id = %row.user_id, "refresh token reused: its sign-in is ended, every token of it refused");
-                    return Ok(Err(OAuthError::invalid_grant(
+                    return Ok(Err(OAuthError::InvalidGrant(
                         "the refresh token was already used; every token of this sign-in is now revoked",
                     )));
                 }
                 if row.expires_at <= at {
-                    return Ok(Err(OAuthError::invalid_grant("the refresh token has expired")));
+                    return Ok(Err(OAuthError::InvalidGrant("the refresh token has expired")));
                 }
                 db::mark_refresh_used(tx, &token_hash, at)?;
                 let Some(permissions) = user_access(tx, &row.user_id, &row.organization_id, &row.client_id)?
                 else {
                     sign_ins::end(tx, &ended, &row.family_id, at)?;
-                    return Ok(Err(OAuthError::invalid_grant("the user can no longer use this organization")));
+                    return Ok(Err(OAuthError::InvalidGrant("the user can no longer use this organization")));
                 };
                 let deadline = row.family_expires_at.unwrap_or(row.expires_at);
                 // The family is the sign-in. One from before sign-ins had ids
@@ -601,7 +704,7 @@ async fn refresh_token(
                     }
                 };
                 if sign_in.ended_at.is_some() {
-                    return Ok(Err(OAuthError::invalid_grant("the sign-in has ended; sign in again")));
+                    return Ok(Err(OAuthError::InvalidGrant("the sign-in has ended; sign in again")));
                 }
                 let next = new_refresh(tx, &row.family_id, &row.client_id, &row.user_id, &row.organization_id, &row.audience, &row.scope, at, refresh_ttl, deadline)?;
                 Ok(Ok(UserGrant {
@@ -687,7 +790,7 @@ fn new_refresh(
     Ok(token)
 }
 
-fn issue_user_token(state: &AppState, grant: UserGrant) -> Result<Issued, OAuthError> {
+fn issue_user_token(state: &AuthState, grant: UserGrant) -> Result<Issued, OAuthError> {
     let at = now();
     let ttl = duration_secs(state.config.user_token_ttl);
     let id_token = if grant.openid {
@@ -725,23 +828,21 @@ fn issue_user_token(state: &AppState, grant: UserGrant) -> Result<Issued, OAuthE
     Ok(Issued {
         access_token,
         expires_in: ttl,
-        scope: claims.scope,
-        refresh_token: grant.refresh_token,
         id_token,
+        refresh_token: grant.refresh_token,
+        scope: claims.scope,
+        token_type: TokenType::Bearer,
     })
 }
 
-fn sign<C: serde::Serialize>(state: &AppState, claims: &C) -> Result<String, OAuthError> {
+fn sign<C: serde::Serialize>(state: &AuthState, claims: &C) -> Result<String, OAuthError> {
     state.keys.sign(claims).map_err(|e| {
         tracing::error!(error = %e, "cannot sign an access token");
-        OAuthError {
-            status: StatusCode::INTERNAL_SERVER_ERROR,
-            ..OAuthError::new("server_error", "the sandbox could not sign the token")
-        }
+        OAuthError::ServerError("the sandbox could not sign the token")
     })
 }
 
-fn check_audience(state: &AppState, audience: &str) -> Result<(), OAuthError> {
+fn check_audience(state: &AuthState, audience: &str) -> Result<(), OAuthError> {
     if audience == state.config.audience {
         Ok(())
     } else {
@@ -768,7 +869,7 @@ fn duration_secs(d: std::time::Duration) -> i64 {
 /// anything else for a refresh token. Answers 200 for any token, known or not
 /// (a machine token is not revocable and simply expires), so nothing is revealed.
 pub(super) async fn revoke(
-    State(state): State<AppState>,
+    State(state): State<AuthState>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -791,13 +892,17 @@ enum Sid {
 }
 
 async fn revoke_inner(
-    state: &AppState,
+    state: &AuthState,
     headers: &HeaderMap,
     body: &[u8],
 ) -> Result<(), OAuthError> {
     let params = Params::parse(headers, body)?;
-    let auth = ClientAuth::from(headers, &params)?;
-    let token = params.require("token")?;
+    let auth = ClientAuth::from(headers, params.client())?;
+    // Optional strings: a revocation request always reads.
+    let request = params
+        .read::<RevokeRequest>()
+        .unwrap_or(RevokeRequest { token: None });
+    let token = required(request.token, "token")?;
     let client_id = match authenticate(state, &auth).await? {
         Client::Application(app) => app.client_id,
         Client::Backend(b) => b.client_id,
@@ -807,14 +912,14 @@ async fn revoke_inner(
         // An access token: its own sign-in, if it is the client's user token.
         match state
             .keys
-            .verify(token, &state.issuer, &state.config.audience)
+            .verify(&token, &state.issuer, &state.config.audience)
         {
             Ok(claims) if !claims.is_machine() && claims.azp == client_id => claims.sid,
             _ => None,
         }
         .map(Sid::Known)
     } else {
-        Some(Sid::OfRefreshToken(sha256_hex(token)))
+        Some(Sid::OfRefreshToken(sha256_hex(&token)))
     };
     let Some(sid) = sid else {
         tracing::info!(revoked = false, "revocation request handled");
@@ -842,4 +947,112 @@ async fn revoke_inner(
         .map_err(|e| OAuthError::internal(&e))?;
     tracing::info!(revoked, "revocation request handled");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn params(content_type: &str, body: &str) -> Params {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_str(content_type).unwrap(),
+        );
+        Params::parse(&headers, body.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn a_token_request_reads_the_same_from_json_and_from_a_form() {
+        let json = params(
+            "application/json",
+            r#"{"grant_type":"refresh_token","refresh_token":"r1","client_id":"app"}"#,
+        );
+        let form = params(
+            "application/x-www-form-urlencoded",
+            "grant_type=refresh_token&refresh_token=r1&client_id=app",
+        );
+
+        for p in [json, form] {
+            assert!(matches!(
+                p.read::<TokenRequest>().unwrap(),
+                TokenRequest::RefreshToken { refresh_token: Some(t) } if t == "r1"
+            ));
+            assert_eq!(p.client().client_id.as_deref(), Some("app"));
+        }
+    }
+
+    #[test]
+    fn an_empty_parameter_is_an_absent_one_and_an_unknown_grant_is_unsupported() {
+        let empty = params("application/json", r#"{"grant_type":"","audience":""}"#);
+        let unknown = params("application/json", r#"{"grant_type":"password"}"#);
+        let no_audience = params(
+            "application/json",
+            r#"{"grant_type":"client_credentials","audience":""}"#,
+        );
+
+        assert!(empty.read::<TokenRequest>().is_err(), "no grant_type");
+        assert!(matches!(
+            unknown.read::<TokenRequest>().unwrap(),
+            TokenRequest::Unsupported
+        ));
+        assert!(matches!(
+            no_audience.read::<TokenRequest>().unwrap(),
+            TokenRequest::ClientCredentials { audience: None }
+        ));
+    }
+
+    #[test]
+    fn each_error_gives_its_rfc_6749_code_and_status() {
+        let cases = [
+            (OAuthError::required("code"), "invalid_request", 400),
+            (OAuthError::BodyTooLarge, "invalid_request", 413),
+            (
+                OAuthError::InvalidClient { basic: false },
+                "invalid_client",
+                401,
+            ),
+            (OAuthError::InvalidGrant("x"), "invalid_grant", 400),
+            (
+                OAuthError::UnauthorizedClient("x"),
+                "unauthorized_client",
+                400,
+            ),
+            (
+                OAuthError::UnsupportedGrantType,
+                "unsupported_grant_type",
+                400,
+            ),
+            (OAuthError::ServerError("x"), "server_error", 500),
+        ];
+        for (error, code, status) in cases {
+            assert_eq!((error.code(), error.status().as_u16()), (code, status));
+        }
+    }
+
+    #[test]
+    fn answers_keep_their_keys_in_the_order_they_always_had() {
+        let issued = Issued {
+            access_token: "a".to_owned(),
+            expires_in: 60,
+            id_token: None,
+            refresh_token: Some("r".to_owned()),
+            scope: "s".to_owned(),
+            token_type: TokenType::Bearer,
+        };
+        let error = ErrorBody {
+            error: "invalid_grant",
+            error_description: "d",
+        };
+
+        assert_eq!(
+            serde_json::to_string(&issued).unwrap(),
+            r#"{"access_token":"a","expires_in":60,"refresh_token":"r","scope":"s","token_type":"Bearer"}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&error).unwrap(),
+            r#"{"error":"invalid_grant","error_description":"d"}"#
+        );
+    }
 }

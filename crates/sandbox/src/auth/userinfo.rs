@@ -21,7 +21,7 @@ use serde_json::json;
 
 use super::bearer::{self, BearerFailure};
 use super::db;
-use crate::state::AppState;
+use super::state::AuthState;
 
 /// An RFC 6750 §3 refusal of `/userinfo`.
 struct Refusal {
@@ -85,7 +85,7 @@ fn no_store(headers: &mut HeaderMap) {
 }
 
 /// `GET /userinfo`
-pub(super) async fn userinfo(State(state): State<AppState>, headers: HeaderMap) -> Response {
+pub(super) async fn userinfo(State(state): State<AuthState>, headers: HeaderMap) -> Response {
     match answer(&state, &headers).await {
         Ok(response) => {
             tracing::info!(outcome = "ok", "userinfo answered");
@@ -95,8 +95,8 @@ pub(super) async fn userinfo(State(state): State<AppState>, headers: HeaderMap) 
     }
 }
 
-async fn answer(state: &AppState, headers: &HeaderMap) -> Result<Response, Response> {
-    let claims = bearer::authenticate(headers, state).map_err(|failure| {
+async fn answer(state: &AuthState, headers: &HeaderMap) -> Result<Response, Response> {
+    let claims = bearer::authenticate(headers, state.token_check()).map_err(|failure| {
         tracing::info!(refusal = failure.label(), "userinfo refused: token");
         Refusal::from(failure).into_response()
     })?;

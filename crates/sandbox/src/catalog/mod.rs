@@ -339,7 +339,7 @@ impl Catalog {
                 if p.first.trim().is_empty() || p.last.trim().is_empty() {
                     return Err(Rule::EmptyField("first/last"));
                 }
-                if crate::network::types::Date::parse(&p.date_of_birth).is_none() {
+                if crate::wire::Date::parse(&p.date_of_birth).is_none() {
                     return Err(Rule::InvalidValue(format!(
                         "date_of_birth `{}` is not YYYY-MM-DD",
                         p.date_of_birth
@@ -352,7 +352,7 @@ impl Catalog {
                     )));
                 }
                 if let Some(phone) = &p.phone
-                    && !crate::network::validate::is_phone(phone)
+                    && !crate::validate::is_phone(phone)
                 {
                     return Err(Rule::InvalidValue(format!("phone `{phone}` is not E.164")));
                 }

@@ -8,7 +8,7 @@
 //! distance.
 
 use super::{Catalog, PharmacyEntry, PriceKind};
-use crate::network::types::{
+use crate::wire::{
     FulfillmentType, LocationInput, MatchReason, MatchReasonType, OfferAttributeTag,
     OfferPriceSummary, OfferPriceType, PharmacyOffer, PharmacyReferenceInput,
     PrescriptionDeliveryEstimate,

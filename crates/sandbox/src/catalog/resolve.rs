@@ -3,7 +3,7 @@
 //! or, failing that, to the entries whose name contains every word of it. The
 //! network never guesses: several fits are returned as such, for a person to pick.
 
-use crate::network::types::EntityMatchType;
+use crate::wire::EntityMatchType;
 
 /// At most this many entries are offered for one name.
 pub const MAX_OPTIONS: usize = 20;

@@ -15,10 +15,10 @@
 use super::stage::{self, Stage};
 use super::store;
 use crate::network::call::Call;
-use crate::network::types::OrderState;
 use crate::store::StoreError;
 use crate::store::records::{self, OrderDoc, PrescriptionDoc, new_id};
 use crate::webhooks::events::{self, Fill, PrescriptionCreated, PrescriptionSubject, RecordRef};
+use crate::wire::OrderState;
 
 /// An order was saved: `before` is how it was (none for a new draft).
 pub fn order_saved(
@@ -131,16 +131,13 @@ pub fn prescription_signed(call: &Call<'_>, doc: &PrescriptionDoc) -> Result<(),
     let effective = doc
         .signed_at
         .as_deref()
-        .and_then(crate::network::types::Date::parse)
+        .and_then(crate::wire::Date::parse)
         .map(|d| d.0);
     let expiration = effective.map(|d| {
         d.replace_year(d.year() + 1)
             .unwrap_or_else(|_| d.saturating_add(time::Duration::days(365)))
     });
-    let iso = |d: Option<time::Date>| {
-        d.map(|d| crate::network::types::Date(d).to_iso())
-            .unwrap_or_default()
-    };
+    let iso = |d: Option<time::Date>| d.map(|d| crate::wire::Date(d).to_iso()).unwrap_or_default();
     let fills = fills_allowed(doc);
     let data = PrescriptionCreated {
         id: doc.id.clone(),

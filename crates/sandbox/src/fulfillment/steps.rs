@@ -20,10 +20,10 @@ use super::stage::{Stage, subject};
 use super::store::{self, Tracked};
 use crate::catalog::{Catalog, PharmacyEntry};
 use crate::network::Call;
-use crate::network::types::{FulfillmentType, OrderExceptionType, OrderState};
 use crate::store::StoreError;
 use crate::store::records::{self, ExceptionDoc, OrderDoc, new_id};
 use crate::webhooks::events::{self, FulfillmentData, NewEvent};
+use crate::wire::{FulfillmentType, OrderExceptionType, OrderState};
 
 /// `PICK_UP` when the pharmacy offers it, else `MAIL_ORDER`.
 fn fulfillment_type(pharmacy: &PharmacyEntry) -> &'static str {

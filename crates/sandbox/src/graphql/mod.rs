@@ -100,7 +100,7 @@ pub(crate) fn read_request(
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(Arc<AccessClaims>, async_graphql::Request), Box<Response>> {
-    let claims = match bearer::authenticate(headers, state) {
+    let claims = match bearer::authenticate(headers, state.token_check()) {
         Ok(claims) => claims,
         Err(failure) => {
             tracing::info!(refusal = failure.label(), "graphql request refused: token");

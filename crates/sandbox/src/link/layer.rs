@@ -19,13 +19,20 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse as _, Response};
 
 use super::decide::{Decision, Fault};
-use super::operation::{self, Operation};
+use super::operation::Operation;
 use super::state::{Injected, Link, UpstreamFault};
 use crate::body_limit::MAX_BODY_BYTES;
 
 /// The link's step for one request, run by the server's front middleware
-/// (`server.rs`), inside its host check and outside the body limit.
-pub(crate) async fn layer(link: Link, request: Request, next: Next) -> Response {
+/// (`server.rs`), inside its host check and outside the body limit. `classify`
+/// tells a `/graphql` body's operation (the network's
+/// `crate::network::classify_graphql`, handed in by the server).
+pub(crate) async fn layer(
+    link: Link,
+    classify: fn(&[u8]) -> Operation,
+    request: Request,
+    next: Next,
+) -> Response {
     if !link.is_active() || request.method() != Method::POST {
         return next.run(request).await;
     }
@@ -42,7 +49,7 @@ pub(crate) async fn layer(link: Link, request: Request, next: Next) -> Response 
                 Ok(bytes) => bytes,
                 Err(rejection) => return rejection.into_response(),
             };
-            let op = operation::classify_graphql(&bytes);
+            let op = classify(&bytes);
             (op, Request::from_parts(parts, Body::from(bytes)))
         }
         _ => return next.run(request).await,

@@ -1,10 +1,11 @@
 //! The Network API's permission model, in one place: which permission each call
-//! shape needs (and which shapes are a Get, which only reads), decided from the
-//! input's shape alone — before anything is looked
+//! (`call_shape.rs`: Get, Sync, look-up, draft, Update, Sign, Send, Cancel) needs,
+//! decided from the input's shape alone — before anything is looked
 //! up, so a refusal never reveals whether a record exists — and the refusal it
 //! gets without it. The same input and token always get the same answer.
 
-use super::types::{OrderInput, OrderState, PatientInput, PrescriptionInput, UnauthorizedError};
+use super::call_shape::{OrderCall, PatientCall, PrescriptionCall};
+use super::types::UnauthorizedError;
 use crate::graphql::{Caller, Permission};
 
 /// A refusal: the code and what the caller tried to do.
@@ -87,11 +88,12 @@ fn machine_never_signs() -> UnauthorizedError {
 }
 
 /// A Get `{ id }` needs `read:patient`; anything else may add or change a patient.
-pub fn patient(caller: &Caller, input: &PatientInput) -> Option<UnauthorizedError> {
-    if patient_is_get(input) {
-        first_missing(caller, &[READ_PATIENT])
-    } else {
-        first_missing(caller, &[READ_PATIENT, WRITE_PATIENT])
+pub fn patient(caller: &Caller, call: &PatientCall) -> Option<UnauthorizedError> {
+    match call {
+        PatientCall::Get { .. } => first_missing(caller, &[READ_PATIENT]),
+        PatientCall::Sync(_) | PatientCall::Update { .. } => {
+            first_missing(caller, &[READ_PATIENT, WRITE_PATIENT])
+        }
     }
 }
 
@@ -99,128 +101,24 @@ pub fn patient(caller: &Caller, input: &PatientInput) -> Option<UnauthorizedErro
 /// refused whatever permissions it carries, and a user token needs
 /// `write:prescription`. Everything else (Get, look-up, drafting) is covered by
 /// `read:prescription`.
-pub fn prescription(caller: &Caller, input: &PrescriptionInput) -> Option<UnauthorizedError> {
-    if input.signing.is_some() {
-        if caller.is_machine() {
-            return Some(machine_never_signs());
-        }
-        first_missing(caller, &[SIGN])
-    } else {
-        first_missing(caller, &[READ_PRESCRIPTION])
+pub fn prescription(caller: &Caller, call: &PrescriptionCall) -> Option<UnauthorizedError> {
+    match call {
+        PrescriptionCall::Sign { .. } if caller.is_machine() => Some(machine_never_signs()),
+        PrescriptionCall::Sign { .. } => first_missing(caller, &[SIGN]),
+        PrescriptionCall::Get { .. }
+        | PrescriptionCall::LookUp { .. }
+        | PrescriptionCall::Draft { .. }
+        | PrescriptionCall::Update { .. } => first_missing(caller, &[READ_PRESCRIPTION]),
     }
 }
 
 /// Sending and canceling need `write:order`; reading and drafting `read:order`.
-pub fn order(caller: &Caller, input: &OrderInput) -> Option<UnauthorizedError> {
-    match input.state {
-        Some(OrderState::Submitted) => first_missing(caller, &[READ_ORDER, SEND]),
-        Some(OrderState::Canceled) => first_missing(caller, &[READ_ORDER, CANCEL]),
-        Some(OrderState::Draft) | None => first_missing(caller, &[READ_ORDER]),
-    }
-}
-
-/// A patient Get: `{ id }` and nothing else. It only reads.
-pub fn patient_is_get(input: &PatientInput) -> bool {
-    let PatientInput {
-        id,
-        demographic,
-        clinical,
-    } = input;
-    id.is_some() && demographic.is_none() && clinical.is_none()
-}
-
-/// A prescription Get: `{ id }` and nothing else. It only reads.
-pub fn prescription_is_get(input: &PrescriptionInput) -> bool {
-    let PrescriptionInput {
-        id,
-        external_id,
-        patient,
-        template_id,
-        treatment,
-        instructions,
-        dispense,
-        clinical,
-        signing,
-    } = input;
-    id.is_some()
-        && external_id.is_none()
-        && patient.is_none()
-        && template_id.is_none()
-        && treatment.is_none()
-        && instructions.is_none()
-        && dispense.is_none()
-        && clinical.is_none()
-        && signing.is_none()
-}
-
-/// An order Get: `{ id }` and nothing else. It only reads.
-pub fn order_is_get(input: &OrderInput) -> bool {
-    let OrderInput {
-        id,
-        external_id,
-        patient,
-        prescriptions,
-        pharmacy,
-        state,
-    } = input;
-    id.is_some()
-        && external_id.is_none()
-        && patient.is_none()
-        && prescriptions.is_none()
-        && pharmacy.is_none()
-        && state.is_none()
-}
-
-#[cfg(test)]
-mod tests {
-    use async_graphql::ID;
-
-    use super::*;
-    use crate::network::types::{OrderInput, PrescriptionSigningDetailsInput};
-
-    fn id() -> Option<ID> {
-        Some(ID::from("rec_1"))
-    }
-
-    #[test]
-    fn an_id_alone_is_a_get_of_each_record() {
-        let patient = PatientInput {
-            id: id(),
-            ..PatientInput::default()
-        };
-        let prescription = PrescriptionInput {
-            id: id(),
-            ..PrescriptionInput::default()
-        };
-        let order = OrderInput {
-            id: id(),
-            ..OrderInput::default()
-        };
-
-        assert!(patient_is_get(&patient));
-        assert!(prescription_is_get(&prescription));
-        assert!(order_is_get(&order));
-    }
-
-    #[test]
-    fn an_id_with_a_change_or_no_id_is_not_a_get() {
-        let sign = PrescriptionInput {
-            id: id(),
-            signing: Some(PrescriptionSigningDetailsInput {
-                signed_hash: Some("hash".to_owned()),
-                message: None,
-            }),
-            ..PrescriptionInput::default()
-        };
-        let send = OrderInput {
-            id: id(),
-            state: Some(OrderState::Submitted),
-            ..OrderInput::default()
-        };
-
-        assert!(!prescription_is_get(&sign));
-        assert!(!order_is_get(&send));
-        assert!(!patient_is_get(&PatientInput::default()));
-        assert!(!prescription_is_get(&PrescriptionInput::default()));
+pub fn order(caller: &Caller, call: &OrderCall) -> Option<UnauthorizedError> {
+    match call {
+        OrderCall::Send(_) => first_missing(caller, &[READ_ORDER, SEND]),
+        OrderCall::Cancel(_) => first_missing(caller, &[READ_ORDER, CANCEL]),
+        OrderCall::Get { .. } | OrderCall::Draft(_) | OrderCall::Update(_) => {
+            first_missing(caller, &[READ_ORDER])
+        }
     }
 }

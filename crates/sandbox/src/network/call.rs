@@ -15,6 +15,7 @@ use async_graphql::Context;
 use rusqlite::Connection;
 use tracing::Instrument as _;
 
+use super::call_shape::Reads;
 use super::types::{RequestMetadata, UpstreamServiceError};
 use crate::catalog::Catalog;
 use crate::graphql::Caller;
@@ -152,9 +153,13 @@ pub(super) enum Work {
 }
 
 impl Work {
-    /// `Read` for a Get (`access::*_is_get`), else `Write`.
-    pub(super) fn get_if(is_get: bool) -> Self {
-        if is_get { Self::Read } else { Self::Write }
+    /// `Read` for a Get (`call_shape::Reads`), else `Write`.
+    pub(super) fn of(call: &impl Reads) -> Self {
+        if call.only_reads() {
+            Self::Read
+        } else {
+            Self::Write
+        }
     }
 }
 

@@ -6,12 +6,15 @@
 
 use std::sync::Arc;
 
+use async_graphql::ID;
+
 use super::call::Call;
+use super::call_shape::{OrderCall, OrderWrite};
 use super::changes::Changes;
 use super::present;
 use super::types::{
     AmbiguousOrderMatch, Change, ChangeCategory, ChangeOperation, OrderCandidate,
-    OrderExceptionType, OrderInput, OrderPayload, OrderPrescriptionsPatch, OrderResult, OrderState,
+    OrderExceptionType, OrderPayload, OrderPrescriptionsPatch, OrderResult, OrderState,
     PrescriptionReferenceInput,
 };
 use super::validate;
@@ -35,25 +38,33 @@ fn rejected(key: &str, category: ChangeCategory, reason: impl Into<String>) -> C
     Change::rejected(key, "Order", category, reason)
 }
 
-pub fn run(call: &Call<'_>, input: OrderInput) -> Result<OrderResult, StoreError> {
+fn unknown(call: &Call<'_>, id: &ID) -> Result<OrderResult, StoreError> {
+    let mut changes = Changes::default();
+    changes.push(rejected(
+        "id",
+        ChangeCategory::InvalidInput,
+        format!("No order with id `{}` in your organization", id.as_str()),
+    ));
+    payload(call, None, changes)
+}
+
+pub fn run(call: &Call<'_>, shape: OrderCall) -> Result<OrderResult, StoreError> {
+    let input = match shape {
+        OrderCall::Get { id } => {
+            return match call.order(id.as_str())? {
+                Some(stored) => payload(call, Some(&stored), Changes::default()),
+                None => unknown(call, &id),
+            };
+        }
+        OrderCall::Draft(write)
+        | OrderCall::Update(write)
+        | OrderCall::Send(write)
+        | OrderCall::Cancel(write) => write,
+    };
     if let Some(id) = input.id.clone() {
         let Some(stored) = call.order(id.as_str())? else {
-            let mut changes = Changes::default();
-            changes.push(rejected(
-                "id",
-                ChangeCategory::InvalidInput,
-                format!("No order with id `{}` in your organization", id.as_str()),
-            ));
-            return payload(call, None, changes);
+            return unknown(call, &id);
         };
-        let get = input.external_id.is_none()
-            && input.patient.is_none()
-            && input.prescriptions.is_none()
-            && input.pharmacy.is_none()
-            && input.state.is_none();
-        if get {
-            return payload(call, Some(&stored), Changes::default());
-        }
         let stored = Arc::unwrap_or_clone(stored);
         let mut changes = Changes::default();
         if let Some(p) = input.patient.as_ref().and_then(|p| p.id.as_ref())
@@ -149,17 +160,27 @@ fn update(
     call: &Call<'_>,
     before: Option<OrderDoc>,
     mut doc: OrderDoc,
-    input: OrderInput,
+    input: OrderWrite,
     mut changes: Changes,
 ) -> Result<OrderResult, StoreError> {
-    if let Some(patch) = input.prescriptions {
+    // The order's identity (`id`, `external_id`, `patient`) is `run`'s; every
+    // other field of the write is applied here.
+    let OrderWrite {
+        id: _,
+        external_id: _,
+        patient: _,
+        prescriptions: patch,
+        pharmacy: choice,
+        state,
+    } = input;
+    if let Some(patch) = patch {
         prescriptions(call, &mut doc, patch, &mut changes)?;
     }
     let mut pharmacy_changed = false;
-    if let Some(choice) = input.pharmacy {
+    if let Some(choice) = choice {
         pharmacy_changed = pharmacy(call, &mut doc, choice, &mut changes)?;
     }
-    match input.state {
+    match state {
         None => {}
         Some(OrderState::Draft) if doc.state == OrderState::Draft => {}
         Some(OrderState::Draft) => changes.push(rejected(

@@ -5,12 +5,13 @@
 use std::sync::Arc;
 
 use super::call::Call;
+use super::call_shape::{PatientCall, PatientEdit};
 use super::changes::Changes;
 use super::clinical::{self, At, ListKind};
 use super::present;
 use super::types::{
     AmbiguousPatientMatch, Change, ChangeCategory, ChangeOperation, ChangeOption, PatientCandidate,
-    PatientDemographicInput, PatientInput, PatientPayload, PatientResult, PharmacyChangeOption,
+    PatientDemographicInput, PatientPayload, PatientResult, PharmacyChangeOption,
     PharmacyReferenceInput,
 };
 use super::validate;
@@ -21,10 +22,11 @@ use crate::store::records::{self, BenefitDoc, PatientDoc, PatientFilter, new_id,
 /// At most this many candidates are offered.
 const MAX_CANDIDATES: usize = 20;
 
-pub fn run(call: &Call<'_>, input: PatientInput) -> Result<PatientResult, StoreError> {
-    match input.id.clone() {
-        Some(id) => by_id(call, id.as_str(), input),
-        None => sync(call, input),
+pub fn run(call: &Call<'_>, shape: PatientCall) -> Result<PatientResult, StoreError> {
+    match shape {
+        PatientCall::Get { id } => get(call, id.as_str()),
+        PatientCall::Update { id, edit } => update(call, id.as_str(), edit),
+        PatientCall::Sync(edit) => sync(call, edit),
     }
 }
 
@@ -46,15 +48,21 @@ pub fn unknown_id(id: &str) -> Change {
     )
 }
 
-fn by_id(call: &Call<'_>, id: &str, input: PatientInput) -> Result<PatientResult, StoreError> {
+fn get(call: &Call<'_>, id: &str) -> Result<PatientResult, StoreError> {
     let mut changes = Changes::default();
     let Some(stored) = call.patient(id)? else {
         changes.push(unknown_id(id));
         return Ok(payload(call, None, changes));
     };
-    if input.demographic.is_none() && input.clinical.is_none() {
-        return Ok(payload(call, Some(&stored), changes));
-    }
+    Ok(payload(call, Some(&stored), changes))
+}
+
+fn update(call: &Call<'_>, id: &str, input: PatientEdit) -> Result<PatientResult, StoreError> {
+    let mut changes = Changes::default();
+    let Some(stored) = call.patient(id)? else {
+        changes.push(unknown_id(id));
+        return Ok(payload(call, None, changes));
+    };
     let stored = Arc::unwrap_or_clone(stored);
     let mut doc = stored.clone();
     apply_input(call, &mut doc, input, &mut changes);
@@ -74,7 +82,7 @@ fn save_or_roll_back(
     Ok(payload(call, Some(&after), changes))
 }
 
-fn sync(call: &Call<'_>, input: PatientInput) -> Result<PatientResult, StoreError> {
+fn sync(call: &Call<'_>, input: PatientEdit) -> Result<PatientResult, StoreError> {
     let d = input.demographic.clone().unwrap_or_default();
     let name = d.name.clone().unwrap_or_default();
     // A name sent blank is wrong input, not a name left out: say so before matching.
@@ -214,11 +222,15 @@ fn ambiguous(candidates: Vec<PatientDoc>, reason: &str) -> PatientResult {
 }
 
 /// Applies every field of `input` to `doc`, recording a change per input.
-fn apply_input(call: &Call<'_>, doc: &mut PatientDoc, input: PatientInput, changes: &mut Changes) {
-    if let Some(d) = input.demographic {
+fn apply_input(call: &Call<'_>, doc: &mut PatientDoc, input: PatientEdit, changes: &mut Changes) {
+    let PatientEdit {
+        demographic: d,
+        clinical: c,
+    } = input;
+    if let Some(d) = d {
         demographic(call, doc, d, changes);
     }
-    if let Some(c) = input.clinical {
+    if let Some(c) = c {
         let catalog = call.catalog;
         if let Some(p) = c.allergies {
             let at = At {

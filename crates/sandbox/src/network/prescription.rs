@@ -3,14 +3,18 @@
 //! (a signer repeating their own signature gets the signed prescription back,
 //! unchanged). Every answer is screened against the patient's record as it is now.
 
+use async_graphql::ID;
+
 use super::call::Call;
+use super::call_shape::{PrescriptionCall, PrescriptionEdit};
 use super::changes::{Changes, entity_option};
 use super::clinical::{self, At, ListKind};
 use super::present;
 use super::types::{
     AmbiguousPrescriptionMatch, Change, ChangeCategory, ChangeOperation, ChangeSeverity,
-    ChangeStatus, DispenseInput, DraftStatus, EntityMatchType, PrescriptionCandidate,
-    PrescriptionInput, PrescriptionPayload, PrescriptionResult, Treatment, TreatmentReferenceInput,
+    ChangeStatus, DispenseInput, DraftStatus, EntityMatchType, PatientReferenceInput,
+    PrescriptionCandidate, PrescriptionPayload, PrescriptionResult,
+    PrescriptionSigningDetailsInput, Treatment, TreatmentReferenceInput,
 };
 use crate::catalog::resolve::{self, Found};
 use crate::catalog::{MedicationEntry, TemplateEntry};
@@ -61,24 +65,74 @@ pub(super) fn external_id_of_another_patient(record: &str) -> Change {
     )
 }
 
-pub fn run(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResult, StoreError> {
-    if input.signing.is_some() {
-        return sign(call, input);
+pub fn run(call: &Call<'_>, shape: PrescriptionCall) -> Result<PrescriptionResult, StoreError> {
+    match shape {
+        PrescriptionCall::Sign { id, signing, alone } => sign(call, id, signing, alone),
+        PrescriptionCall::Get { id } => get(call, id.as_str()),
+        PrescriptionCall::Update {
+            id,
+            external_id,
+            patient,
+            edit,
+        } => update(call, id.as_str(), external_id, patient, edit),
+        PrescriptionCall::LookUp {
+            external_id,
+            treatment,
+        } => match by_external_id(call, external_id.as_deref(), None)? {
+            Some(existing) => Ok(existing),
+            None => Ok(look_up(call, &treatment)),
+        },
+        PrescriptionCall::Draft {
+            external_id,
+            patient,
+            edit,
+        } => match (
+            by_external_id(
+                call,
+                external_id.as_deref(),
+                patient
+                    .as_ref()
+                    .and_then(|p| p.id.as_ref())
+                    .map(|id| id.as_str()),
+            )?,
+            patient,
+        ) {
+            (Some(existing), _) => Ok(existing),
+            (None, Some(patient)) => draft(call, external_id, patient, edit),
+            (None, None) => Ok(payload(
+                call,
+                Answer {
+                    doc: None,
+                    patient: None,
+                    invalidated: false,
+                },
+                only(Change::rejected(
+                    "patient",
+                    "Patient",
+                    ChangeCategory::MissingInput,
+                    "A draft needs the patient's id (a treatment alone is a look-up)",
+                )),
+            )),
+        },
     }
-    if let Some(id) = input.id.clone() {
-        return by_id(call, id.as_str(), input);
-    }
-    if let Some(external_id) = input.external_id.as_deref()
+}
+
+/// The prescription already written under `external_id`, answered as it is —
+/// unless the call names another patient (`patient`): a known key with another
+/// patient is not a repeat, so it is refused in words, nothing saved and no
+/// record answered (as a payment API answers a reused idempotency key with other
+/// parameters).
+fn by_external_id(
+    call: &Call<'_>,
+    external_id: Option<&str>,
+    patient: Option<&str>,
+) -> Result<Option<PrescriptionResult>, StoreError> {
+    if let Some(external_id) = external_id
         && let Some(existing) =
             records::prescription_by_external_id(call.conn()?, call.org, external_id)?
     {
-        // A known key with another patient is not a repeat: refused in words,
-        // nothing saved, no record answered (as a payment API answers a reused
-        // idempotency key with other parameters).
-        if let Some(other) = input.patient.as_ref().and_then(|p| p.id.as_ref())
-            && other.as_str() != existing.patient_id
-        {
-            return Ok(payload(
+        if patient.is_some_and(|other| other != existing.patient_id) {
+            return Ok(Some(payload(
                 call,
                 Answer {
                     doc: None,
@@ -86,7 +140,7 @@ pub fn run(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResu
                     invalidated: false,
                 },
                 only(external_id_of_another_patient("prescription")),
-            ));
+            )));
         }
         let patient = records::patient(call.conn()?, call.org, &existing.patient_id)?;
         let answer = Answer {
@@ -94,26 +148,9 @@ pub fn run(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResu
             patient: patient.as_ref(),
             invalidated: false,
         };
-        return Ok(payload(call, answer, Changes::default()));
+        return Ok(Some(payload(call, answer, Changes::default())));
     }
-    match (&input.patient, &input.treatment) {
-        (None, Some(treatment)) if input.template_id.is_none() => Ok(look_up(call, treatment)),
-        (None, _) => Ok(payload(
-            call,
-            Answer {
-                doc: None,
-                patient: None,
-                invalidated: false,
-            },
-            only(Change::rejected(
-                "patient",
-                "Patient",
-                ChangeCategory::MissingInput,
-                "A draft needs the patient's id (a treatment alone is a look-up)",
-            )),
-        )),
-        (Some(_), _) => draft(call, input),
-    }
+    Ok(None)
 }
 
 /// Exactly one identifier of the treatment, resolved against the catalog.
@@ -302,10 +339,19 @@ fn look_up(call: &Call<'_>, reference: &TreatmentReferenceInput) -> Prescription
 fn apply_fields(
     call: &Call<'_>,
     doc: &mut PrescriptionDoc,
-    input: &PrescriptionInput,
+    input: &PrescriptionEdit,
     changes: &mut Changes,
 ) {
-    if let Some(instructions) = &input.instructions {
+    // The drug (`template_id`, `treatment`) is `chosen_drug`'s; every other
+    // field of the edit is applied here.
+    let PrescriptionEdit {
+        template_id: _,
+        treatment: _,
+        instructions,
+        dispense,
+        clinical,
+    } = input;
+    if let Some(instructions) = instructions {
         let value = instructions.trim();
         if value.is_empty() {
             changes.push(Change::rejected(
@@ -324,10 +370,10 @@ fn apply_fields(
             doc.instructions = Some(value.to_owned());
         }
     }
-    if let Some(dispense) = &input.dispense {
+    if let Some(dispense) = dispense {
         apply_dispense(doc, dispense, changes);
     }
-    if let Some(clinical) = &input.clinical {
+    if let Some(clinical) = clinical {
         if let Some(patch) = clinical.diagnoses.clone() {
             let at = At {
                 key: "clinical.diagnoses",
@@ -465,7 +511,7 @@ fn apply_template(
 /// The template and the drug a draft or update names, or the change that says why not.
 fn chosen_drug<'c>(
     call: &Call<'c>,
-    input: &PrescriptionInput,
+    input: &PrescriptionEdit,
     changes: &mut Changes,
 ) -> (Option<&'c TemplateEntry>, Option<&'c MedicationEntry>) {
     let template = match &input.template_id {
@@ -496,7 +542,12 @@ fn chosen_drug<'c>(
     (template, drug)
 }
 
-fn draft(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResult, StoreError> {
+fn draft(
+    call: &Call<'_>,
+    external_id: Option<String>,
+    patient_ref: PatientReferenceInput,
+    input: PrescriptionEdit,
+) -> Result<PrescriptionResult, StoreError> {
     let mut changes = Changes::default();
     let none = |changes: Changes| {
         payload(
@@ -509,7 +560,6 @@ fn draft(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResult
             changes.roll_back(),
         )
     };
-    let patient_ref = input.patient.clone().unwrap_or_default();
     let Some(patient_id) = patient_ref.id else {
         changes.push(Change::rejected(
             "patient.id",
@@ -535,7 +585,7 @@ fn draft(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResult
         }
         return Ok(none(changes));
     };
-    let existing = if input.external_id.is_some() {
+    let existing = if external_id.is_some() {
         Vec::new()
     } else {
         records::drafts_in_progress(call.conn()?, call.org, &patient.id, &drug.id)?
@@ -563,7 +613,7 @@ fn draft(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResult
     let mut doc = continued.clone().unwrap_or_else(|| PrescriptionDoc {
         id: new_id("rx"),
         organization_id: call.org.to_owned(),
-        external_id: input.external_id.clone(),
+        external_id: external_id.clone(),
         patient_id: patient.id.clone(),
         template_id: None,
         treatment: treatment_of(drug),
@@ -609,38 +659,42 @@ fn draft(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResult
     ))
 }
 
-fn by_id(
-    call: &Call<'_>,
-    id: &str,
-    input: PrescriptionInput,
-) -> Result<PrescriptionResult, StoreError> {
+fn unknown(call: &Call<'_>, id: &str) -> PrescriptionResult {
+    payload(
+        call,
+        Answer {
+            doc: None,
+            patient: None,
+            invalidated: false,
+        },
+        only(unknown_id(id)),
+    )
+}
+
+fn get(call: &Call<'_>, id: &str) -> Result<PrescriptionResult, StoreError> {
     let Some(stored) = call.prescription(id)? else {
-        return Ok(payload(
-            call,
-            Answer {
-                doc: None,
-                patient: None,
-                invalidated: false,
-            },
-            only(unknown_id(id)),
-        ));
+        return Ok(unknown(call, id));
     };
     let patient = call.patient(&stored.patient_id)?;
-    let get = input.external_id.is_none()
-        && input.patient.is_none()
-        && input.template_id.is_none()
-        && input.treatment.is_none()
-        && input.instructions.is_none()
-        && input.dispense.is_none()
-        && input.clinical.is_none();
-    if get {
-        let answer = Answer {
-            doc: Some(&stored),
-            patient: patient.as_deref(),
-            invalidated: false,
-        };
-        return Ok(payload(call, answer, Changes::default()));
-    }
+    let answer = Answer {
+        doc: Some(&stored),
+        patient: patient.as_deref(),
+        invalidated: false,
+    };
+    Ok(payload(call, answer, Changes::default()))
+}
+
+fn update(
+    call: &Call<'_>,
+    id: &str,
+    external_id: Option<String>,
+    patient_ref: Option<PatientReferenceInput>,
+    input: PrescriptionEdit,
+) -> Result<PrescriptionResult, StoreError> {
+    let Some(stored) = call.prescription(id)? else {
+        return Ok(unknown(call, id));
+    };
+    let patient = call.patient(&stored.patient_id)?;
     let mut changes = Changes::default();
     if stored.is_signed() {
         changes.push(Change::rejected(
@@ -650,7 +704,7 @@ fn by_id(
             "A signed prescription is final: a change means writing a new prescription",
         ));
     }
-    if let Some(p) = input.patient.as_ref().and_then(|p| p.id.as_ref())
+    if let Some(p) = patient_ref.as_ref().and_then(|p| p.id.as_ref())
         && p.as_str() != stored.patient_id
     {
         changes.push(Change::rejected(
@@ -660,7 +714,7 @@ fn by_id(
             "A prescription's patient cannot change",
         ));
     }
-    if let Some(external) = &input.external_id
+    if let Some(external) = &external_id
         && stored.external_id.as_ref() != Some(external)
     {
         changes.push(Change::rejected(
@@ -707,7 +761,12 @@ fn by_id(
     ))
 }
 
-fn sign(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResult, StoreError> {
+fn sign(
+    call: &Call<'_>,
+    id: Option<ID>,
+    signing: PrescriptionSigningDetailsInput,
+    alone: bool,
+) -> Result<PrescriptionResult, StoreError> {
     let nothing = |change: Change| {
         payload(
             call,
@@ -719,14 +778,7 @@ fn sign(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResult,
             only(change),
         )
     };
-    let alone = input.external_id.is_none()
-        && input.patient.is_none()
-        && input.template_id.is_none()
-        && input.treatment.is_none()
-        && input.instructions.is_none()
-        && input.dispense.is_none()
-        && input.clinical.is_none();
-    let Some(id) = input.id.as_ref() else {
+    let Some(id) = id.as_ref() else {
         return Ok(nothing(Change::rejected(
             "id",
             "Prescription",
@@ -757,7 +809,6 @@ fn sign(call: &Call<'_>, input: PrescriptionInput) -> Result<PrescriptionResult,
             false,
         ));
     }
-    let signing = input.signing.unwrap_or_default();
     if stored.is_signed() {
         // The same signer sending the same hash again (its first answer was
         // lost): the prescription as it is, no change. Anything else is refused.

@@ -1,6 +1,7 @@
 //! The Network API's schema: [`Query`] (`ping`) and [`Mutation`] (the upserts
-//! `patient`, `prescription`, `order`: the permission checked from the input's shape
-//! alone by `access.rs`, then a link-layer fault answered if one was chosen, then the
+//! `patient`, `prescription`, `order`: the input classified once as its call by
+//! `call_shape.rs`, the permission checked from that call by `access.rs`, read or
+//! write chosen by it, then a link-layer fault answered if one was chosen, then the
 //! call run by `call.rs` in the record's module), built
 //! once with the limits of `crate::graphql` — twice in fact: [`SCHEMA`] with all of
 //! async-graphql's validation rules, [`CHECKED`] for the requests `strict.rs` has
@@ -12,6 +13,7 @@ use std::sync::LazyLock;
 use async_graphql::{Context, EmptySubscription, Object, Schema, SchemaBuilder, ValidationMode};
 
 use super::call::{Work, injected_fault, parts, run, traced_refusal};
+use super::call_shape::{OrderCall, PatientCall, PrescriptionCall};
 use super::measured::MeasuredOnce;
 use super::types::{
     ChangeSet, OperationError, OrderInput, OrderResult, PatientInput, PatientResult,
@@ -87,6 +89,7 @@ impl Mutation {
         metadata: RequestMetadata,
     ) -> async_graphql::Result<PatientResult> {
         let (caller, db, catalog) = parts(ctx)?;
+        let patient = PatientCall::from(patient);
         if let Some(refusal) = access::patient(caller, &patient) {
             return Ok(traced_refusal(
                 "patient",
@@ -97,7 +100,7 @@ impl Mutation {
         if let Some(fault) = injected_fault(ctx, "patient", &metadata) {
             return Ok(PatientResult::UpstreamServiceError(fault));
         }
-        let op = ("patient", Work::get_if(access::patient_is_get(&patient)));
+        let op = ("patient", Work::of(&patient));
         let result = run(db, catalog, caller, op, &metadata, move |call| {
             super::patient::run(call, patient)
         })
@@ -113,6 +116,7 @@ impl Mutation {
         metadata: RequestMetadata,
     ) -> async_graphql::Result<PrescriptionResult> {
         let (caller, db, catalog) = parts(ctx)?;
+        let prescription = PrescriptionCall::from(prescription);
         if let Some(refusal) = access::prescription(caller, &prescription) {
             return Ok(traced_refusal(
                 "prescription",
@@ -123,10 +127,7 @@ impl Mutation {
         if let Some(fault) = injected_fault(ctx, "prescription", &metadata) {
             return Ok(PrescriptionResult::UpstreamServiceError(fault));
         }
-        let op = (
-            "prescription",
-            Work::get_if(access::prescription_is_get(&prescription)),
-        );
+        let op = ("prescription", Work::of(&prescription));
         let result = run(db, catalog, caller, op, &metadata, move |call| {
             super::prescription::run(call, prescription)
         })
@@ -142,6 +143,7 @@ impl Mutation {
         metadata: RequestMetadata,
     ) -> async_graphql::Result<OrderResult> {
         let (caller, db, catalog) = parts(ctx)?;
+        let order = OrderCall::from(order);
         if let Some(refusal) = access::order(caller, &order) {
             return Ok(traced_refusal(
                 "order",
@@ -152,7 +154,7 @@ impl Mutation {
         if let Some(fault) = injected_fault(ctx, "order", &metadata) {
             return Ok(OrderResult::UpstreamServiceError(fault));
         }
-        let op = ("order", Work::get_if(access::order_is_get(&order)));
+        let op = ("order", Work::of(&order));
         let result = run(db, catalog, caller, op, &metadata, move |call| {
             super::order::run(call, order)
         })

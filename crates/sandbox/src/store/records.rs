@@ -8,7 +8,7 @@ use rusqlite::{Connection, OptionalExtension as _, params};
 use serde::{Deserialize, Serialize};
 
 use super::StoreError;
-use crate::network::types::{
+use crate::wire::{
     Dispense, MedicationHistoryStatus, OrderExceptionType, OrderState, PatientAddress, Sex,
     Treatment,
 };
@@ -411,7 +411,7 @@ pub fn live_order_holding(
 }
 
 // Patient data: `Debug` prints ids and states only.
-crate::redacted_debug! {
+crate::redact::redacted_debug! {
     EntryDoc { id, coded, status }
     BenefitDoc {  }
     PatientDoc { id, organization_id }

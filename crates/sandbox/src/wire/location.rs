@@ -30,6 +30,6 @@ pub struct LatLongInput {
 }
 
 // Patient data: `Debug` prints nothing of an address.
-crate::redacted_debug! {
+crate::redact::redacted_debug! {
     AddressInput {  }
 }

@@ -229,7 +229,7 @@ pub struct DiagnosisReferenceInput {
 }
 
 // Patient data: `Debug` prints ids and states only.
-crate::redacted_debug! {
+crate::redact::redacted_debug! {
     HumanName {  }
     PatientDemographic { sex }
     PatientAddress {  }

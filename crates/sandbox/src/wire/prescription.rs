@@ -177,7 +177,7 @@ pub struct PrescriptionSigningDetailsInput {
 }
 
 // Patient data: `Debug` prints ids and states only.
-crate::redacted_debug! {
+crate::redact::redacted_debug! {
     Prescription { id }
     ScreeningAlert { severity }
     InvolvedEntity { id }

@@ -1,6 +1,7 @@
 //! Field rules of the Network API's inputs that do not need the store: phone,
 //! email, dates of birth, the sandbox's landline range, and the characters no
-//! text may hold.
+//! text may hold. Below the network and the catalog, which both check phones
+//! with it; `crate::network` re-exports it as `network::validate`.
 
 use async_graphql::{Name, Value, Variables};
 

@@ -1,5 +1,8 @@
-//! The Network API's GraphQL types, named and shaped exactly as the real network's
-//! schema (`network-api.reference.graphql`), one file a part of it: `scalars.rs`,
+//! The wire vocabulary: the Network API's GraphQL types, named and shaped exactly
+//! as the real network's schema (`network-api.reference.graphql`), one file a
+//! part of it. They stand below every module that speaks them — the store keeps
+//! records in them, the catalog and the fixture name their enums — and
+//! `crate::network` re-exports this module as `network::types`. The files: `scalars.rs`,
 //! `request.rs` (request metadata), `errors.rs`, `location.rs` (addresses and places
 //! in inputs), `pharmacy.rs`, `change.rs`, `patient.rs`, `prescription.rs`,
 //! `order.rs`, `results.rs` (the result unions and payloads). Only shapes live here
