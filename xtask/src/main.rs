@@ -12,6 +12,8 @@ mod bench;
 
 mod bundle;
 
+mod windows;
+
 const USAGE: &str = "\
 usage: cargo xtask <command>
 
@@ -28,6 +30,9 @@ commands:
           target/bench/report.md and report.json (--quick: one tiny run, checks the shape)
   bundle  build the Linux installers (.deb, .rpm) into target/installers/
           (--check: install, launch, uninstall the production .deb; see --help)
+  windows cross-build for Windows on this machine (Debian's toolchain, offline):
+          check (clippy), test (under Wine), installer (the setup .exe;
+          --check: install and uninstall it under Wine); see --help
 
 Missing Debian packages are installed with apt-get when run as root; otherwise the
 command to install them is printed.
@@ -41,6 +46,7 @@ fn main() -> ExitCode {
         Some("e2e") => e2e_command(&args[1..]),
         Some("bench") => bench::bench(&args[1..]),
         Some("bundle") => bundle::bundle(&args[1..]),
+        Some("windows") => windows::windows(&args[1..]),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             Ok(())
