@@ -31,8 +31,8 @@ commands:
   bundle  build the Linux installers (.deb, .rpm) into target/installers/
           (--check: install, launch, uninstall the production .deb; see --help)
   windows cross-build for Windows on this machine (Debian's toolchain, offline):
-          check (clippy), test (under Wine), installer (the setup .exe;
-          --check: install and uninstall it under Wine); see --help
+          check (clippy), test (under Wine), installer (the setup .exe);
+          see --help
 
 Missing Debian packages are installed with apt-get when run as root; otherwise the
 command to install them is printed.
