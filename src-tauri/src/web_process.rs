@@ -7,8 +7,8 @@
 //! workspace's one `unsafe` exception, because setting an environment variable
 //! is only sound while no other thread exists.
 
-use crate::painting::{self, Painting};
-use crate::scripting::{self, Scripting};
+use crate::painting::Painting;
+use crate::scripting::Scripting;
 
 /// What the web process was told, logged with "Rx Desk starting".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +25,7 @@ pub struct WebProcess {
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)] // The workspace's one exception: see the safety contract above.
 pub unsafe fn apply() -> WebProcess {
+    use crate::{painting, scripting};
     let configured = |var: &str| std::env::var_os(var).is_some();
     let chosen = WebProcess {
         painting: painting::choose(

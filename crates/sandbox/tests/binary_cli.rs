@@ -4,15 +4,22 @@
 //! broken fixture or a control address off loopback makes it exit non-zero with
 //! a message naming the problem.
 
-use std::io::{BufRead as _, BufReader, Read as _};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+// The Unix-only tests (SIGTERM) read the binary's output as it runs.
+#[cfg(unix)]
+use std::{
+    io::{BufRead as _, BufReader, Read as _},
+    process::Stdio,
+    time::{Duration, Instant},
+};
 
 const BIN: &str = env!("CARGO_BIN_EXE_rxdesk-sandbox");
 
 /// Kills the child this test started if an assertion fails before it exits.
+#[cfg(unix)]
 struct Reap(std::process::Child);
 
+#[cfg(unix)]
 impl Drop for Reap {
     fn drop(&mut self) {
         if matches!(self.0.try_wait(), Ok(None)) {

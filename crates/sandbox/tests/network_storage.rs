@@ -4,8 +4,12 @@
 
 use crate::support;
 
-use std::io::{BufRead as _, BufReader};
-use std::process::{Child, Command, Stdio};
+// The Unix-only tests (kill -9) run the sandbox binary.
+#[cfg(unix)]
+use std::{
+    io::{BufRead as _, BufReader},
+    process::{Child, Command, Stdio},
+};
 
 use rxdesk_sandbox::{Config, Storage};
 use serde_json::{Value, json};
@@ -41,6 +45,7 @@ async fn call(origin: &str, token: &str, query: &str, variables: Value) -> reqwe
     Ok(answer["data"]["patient"].clone())
 }
 
+#[cfg(unix)]
 async fn machine_token_at(origin: &str) -> String {
     let (id, secret) = MAPLE_BACKEND;
     let answer: Value = http()
@@ -85,8 +90,10 @@ async fn a_busy_store_answers_a_retryable_upstream_error_and_saves_nothing() {
     );
 }
 
+#[cfg(unix)]
 struct Reap(Child);
 
+#[cfg(unix)]
 impl Drop for Reap {
     fn drop(&mut self) {
         let _ = self.0.kill();
@@ -94,6 +101,7 @@ impl Drop for Reap {
     }
 }
 
+#[cfg(unix)]
 fn start_binary(data: &std::path::Path) -> (Reap, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_rxdesk-sandbox"))
         .arg("--data")

@@ -4,7 +4,6 @@
 
 use crate::support;
 
-use rxdesk_sandbox::{Config, Storage};
 use support::*;
 
 #[tokio::test]
@@ -33,6 +32,7 @@ async fn a_request_naming_another_host_is_turned_away() {
 #[cfg(unix)]
 #[tokio::test]
 async fn the_data_directory_and_database_are_owner_only() {
+    use rxdesk_sandbox::{Config, Storage};
     use std::os::unix::fs::PermissionsExt as _;
     let parent = tempfile::tempdir().unwrap();
     let dir = parent.path().join("data");

@@ -222,6 +222,10 @@ pub(super) fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     file.write_all(bytes)?;
     file.sync_all()?;
     std::fs::rename(&tmp, path)?;
+    // The rename is durable once the folder's entry is: on Unix, by syncing
+    // the folder. Windows cannot open a folder as a file ("Access denied");
+    // there NTFS journals the rename itself, so there is nothing to sync.
+    #[cfg(unix)]
     if let Some(dir) = path.parent() {
         std::fs::File::open(dir)?.sync_all()?;
     }
