@@ -342,18 +342,19 @@ async fn an_order_is_refused_sending_until_signed_then_a_machine_sends_it() {
     assert_eq!(sent.record().unwrap().state, OrderState::Submitted);
 }
 
-#[tokio::test]
-async fn pharmacies_fitting_a_name_come_back_as_options() {
-    let sandbox = sandbox().await;
-    let network = machine(&client_for(sandbox.url()));
-    let patient = add_patient(&network, "Otto", "Brandt").await;
+/// The options a search for "Harbor Drug" answers, for a new draft order of
+/// `patient` holding `prescriptions`.
+async fn harbor_drug_options(
+    network: &Network,
+    patient: &str,
+    prescriptions: &[String],
+) -> Vec<rxdesk_client::network::Choice> {
     let order = network
-        .draft_order(&patient, &[], &IdempotencyKey::new())
+        .draft_order(patient, prescriptions, &IdempotencyKey::new())
         .await
         .unwrap()
         .into_record()
         .unwrap();
-
     let found = network
         .find_pharmacies(
             order.id.inner(),
@@ -364,10 +365,20 @@ async fn pharmacies_fitting_a_name_come_back_as_options() {
         )
         .await
         .unwrap();
-
     let PharmacyMatches::Options(options) = found else {
         panic!("{found:?}")
     };
+    options
+}
+
+#[tokio::test]
+async fn pharmacies_fitting_a_name_come_back_as_options() {
+    let sandbox = sandbox().await;
+    let network = machine(&client_for(sandbox.url()));
+    let patient = add_patient(&network, "Otto", "Brandt").await;
+
+    let options = harbor_drug_options(&network, &patient, &[]).await;
+
     assert!(options.len() > 1 && options.len() <= 20);
     assert!(
         options
@@ -382,31 +393,9 @@ async fn a_pharmacy_option_carries_the_networks_price_for_the_orders_prescriptio
     let network = machine(&client_for(sandbox.url()));
     let patient = add_patient(&network, "Otto", "Brandt").await;
     let rx = draft(&network, &patient, "med_metformin_500_tab").await;
-    let order = network
-        .draft_order(
-            &patient,
-            &[rx.id.inner().to_owned()],
-            &IdempotencyKey::new(),
-        )
-        .await
-        .unwrap()
-        .into_record()
-        .unwrap();
 
-    let found = network
-        .find_pharmacies(
-            order.id.inner(),
-            PharmacyReferenceInput {
-                name: Some("Harbor Drug".into()),
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
+    let options = harbor_drug_options(&network, &patient, &[rx.id.inner().to_owned()]).await;
 
-    let PharmacyMatches::Options(options) = found else {
-        panic!("{found:?}")
-    };
     let back_bay = options
         .iter()
         .find(|o| o.value.as_deref() == Some("phr_harbor_drug_back_bay"))

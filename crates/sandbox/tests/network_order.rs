@@ -807,6 +807,29 @@ async fn a_pharmacy_near_an_address_by_city_sorts_from_the_pharmacies_of_that_ci
     );
 }
 
+#[tokio::test]
+async fn a_pharmacy_near_both_a_point_and_an_address_is_refused() {
+    let (_sb, _ada, _id, r) = pharmacy_near(json!({
+        "latLong": { "latitude": "42.3570", "longitude": "-71.0520" },
+        "address": { "postalCode": "02110", "country": "US" }
+    }))
+    .await;
+
+    let c = change_at(&r, "pharmacy.pharmacy.near");
+    assert_eq!(c["status"], "REJECTED", "{c:#}");
+}
+
+#[tokio::test]
+async fn a_radius_below_one_mile_is_refused() {
+    let (_sb, _ada, _id, r) = pharmacy_near(json!({ "latLong": {
+        "latitude": "42.3570", "longitude": "-71.0520", "radiusMiles": 0
+    }}))
+    .await;
+
+    let c = change_at(&r, "pharmacy.pharmacy.near.latLong.radiusMiles");
+    assert_eq!(c["status"], "REJECTED", "{c:#}");
+}
+
 /// The price summary of the option for `pharmacy` among `change`'s options.
 fn price_of<'c>(change: &'c Value, pharmacy: &str) -> &'c Value {
     let option = change["options"]

@@ -62,12 +62,16 @@ pub fn order_view(o: net::Order) -> OrderView {
 /// `42.35, -71.06` is a point (the radius filters), a US postal code is an
 /// address there, anything else a city (`Boston` or `Boston, MA`). The network
 /// takes `latLong` or `address` and nothing else (it does not read free text),
-/// and wants an address's country.
+/// and wants an address's country. Nothing typed is no `near` (a radius alone is
+/// refused).
 pub fn near_input(
-    near: &str,
+    near: Option<&str>,
     radius_miles: Option<u32>,
-) -> Result<net::LocationInput, CommandError> {
-    let near = near.trim();
+) -> Result<Option<net::LocationInput>, CommandError> {
+    let near = near.map(str::trim).unwrap_or_default();
+    if near.is_empty() && radius_miles.is_none() {
+        return Ok(None);
+    }
     if let Some((latitude, longitude)) = lat_long(near) {
         let radius_miles = radius_miles
             .map(|r| {
@@ -76,14 +80,14 @@ pub fn near_input(
                 })
             })
             .transpose()?;
-        return Ok(net::LocationInput {
+        return Ok(Some(net::LocationInput {
             lat_long: Some(net::LatLongInput {
                 latitude,
                 longitude,
                 radius_miles,
             }),
             ..Default::default()
-        });
+        }));
     }
     if radius_miles.is_some() {
         return Err(invalid_near(
@@ -115,10 +119,10 @@ pub fn near_input(
             }
         }
     };
-    Ok(net::LocationInput {
+    Ok(Some(net::LocationInput {
         address: Some(address),
         ..Default::default()
-    })
+    }))
 }
 
 /// `lat, long` in degrees, each within its range, as the network's strings.
@@ -146,7 +150,9 @@ mod near_tests {
 
     #[test]
     fn a_latitude_and_longitude_is_a_point_with_the_radius() {
-        let near = near_input(" 42.3570, -71.0520 ", Some(2)).unwrap();
+        let near = near_input(Some(" 42.3570, -71.0520 "), Some(2))
+            .unwrap()
+            .unwrap();
         let point = near.lat_long.unwrap();
         assert_eq!(
             (
@@ -161,7 +167,7 @@ mod near_tests {
 
     #[test]
     fn a_postal_code_is_an_address_in_the_us() {
-        let near = near_input("near 02110", None).unwrap();
+        let near = near_input(Some("near 02110"), None).unwrap().unwrap();
         let address = near.address.unwrap();
         assert_eq!(address.postal_code.as_deref(), Some("02110"));
         assert_eq!(address.country.as_deref(), Some("US"));
@@ -170,7 +176,11 @@ mod near_tests {
 
     #[test]
     fn a_place_in_words_is_a_city_and_its_state() {
-        let address = near_input("Somerville, ma", None).unwrap().address.unwrap();
+        let address = near_input(Some("Somerville, ma"), None)
+            .unwrap()
+            .unwrap()
+            .address
+            .unwrap();
         assert_eq!(
             (
                 address.city.as_deref(),
@@ -183,7 +193,17 @@ mod near_tests {
 
     #[test]
     fn a_radius_without_a_point_is_refused_in_words() {
-        let error = near_input("Boston", Some(3)).unwrap_err();
+        let error = near_input(Some("Boston"), Some(3)).unwrap_err();
+        assert!(
+            error.to_string().contains("latitude and longitude"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn nothing_typed_is_no_place_but_a_radius_alone_is_refused() {
+        assert!(near_input(Some("  "), None).unwrap().is_none());
+        let error = near_input(None, Some(3)).unwrap_err();
         assert!(
             error.to_string().contains("latitude and longitude"),
             "{error}"

@@ -206,11 +206,7 @@ impl AppCore {
             search.name.as_deref().unwrap_or_default(),
         )?;
         crate::convert::plain_text("near", "Near", search.near.as_deref().unwrap_or_default())?;
-        let near = match trimmed(search.near.as_deref()) {
-            Some(near) => Some(near_input(&near, search.radius_miles)?),
-            None if search.radius_miles.is_some() => Some(near_input("", search.radius_miles)?),
-            None => None,
-        };
+        let near = near_input(search.near.as_deref(), search.radius_miles)?;
         let reference = PharmacyReferenceInput {
             name: trimmed(search.name.as_deref()),
             near,
