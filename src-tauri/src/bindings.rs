@@ -25,6 +25,7 @@ pub fn typescript_bindings() -> String {
         SessionStorage::decl(&cfg),
         KeyringProblem::decl(&cfg),
         SessionInfo::decl(&cfg),
+        WrongClock::decl(&cfg),
         SessionEnd::decl(&cfg),
         SessionEvent::decl(&cfg),
         Revocation::decl(&cfg),

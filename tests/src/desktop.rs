@@ -193,7 +193,17 @@ impl Desktop {
     /// with axe-core for WCAG 2.2 A/AA: a violation fails the step, naming the
     /// rules and the elements.
     pub async fn shot(&mut self, step: &str) -> Result<PathBuf> {
-        let png = self.client()?.screenshot().await?;
+        let client = self.client()?;
+        // A screenshot is of the last frame painted, which may be older than
+        // what the DOM (and so `wait_for_text`) shows: wait two frames first.
+        client
+            .execute_async(
+                "const done = arguments[arguments.length - 1];\
+                 requestAnimationFrame(() => requestAnimationFrame(() => done(null)));",
+                vec![],
+            )
+            .await?;
+        let png = client.screenshot().await?;
         let path = self.shots.save(step, &png)?;
         let violations = self.accessibility_violations().await?;
         if !violations.is_empty() {

@@ -257,6 +257,30 @@ impl World {
         self.launch_continuing(journey, sandbox, shots).await
     }
 
+    /// [`World::launch`] on another session bus (`bus`: its address), such as
+    /// one with no keyring on it.
+    pub async fn launch_on_bus(
+        &self,
+        journey: &str,
+        sandbox: &Sandbox,
+        bus: &str,
+        shots: Shots,
+    ) -> Result<Desktop> {
+        let mut env = self.app_env(sandbox);
+        for (name, value) in &mut env {
+            if name == "DBUS_SESSION_BUS_ADDRESS" {
+                *value = bus.into();
+            }
+        }
+        Desktop::launch(
+            &self.layout.app,
+            &env,
+            &self.layout.logs().join(format!("{journey}-app.log")),
+            shots,
+        )
+        .await
+    }
+
     /// [`World::launch`] continuing an earlier launch's screenshot numbering.
     pub async fn launch_continuing(
         &self,

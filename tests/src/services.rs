@@ -1,6 +1,7 @@
 //! The machine around the app, started once per run and torn down by `Drop`:
 //! an isolated home ([`Home`]), an X display ([`Display`], Xvfb), a D-Bus session
-//! bus with an unlocked gnome-keyring Secret Service ([`SecretService`]) and
+//! bus with an unlocked gnome-keyring Secret Service ([`SecretService`]), a
+//! bus with no keyring at all for the journey that needs one ([`BareBus`]), and
 //! the sandbox network ([`Sandbox`]).
 
 use std::ffi::OsString;
@@ -187,6 +188,54 @@ impl SecretService {
         )
         .await?;
         Ok(service)
+    }
+}
+
+/// A private D-Bus session bus on which nothing provides a Secret Service and
+/// nothing can be activated: a desktop session without a keyring. The stock
+/// session configuration would let D-Bus start gnome-keyring on the first
+/// call, so this bus has a configuration of its own, with no service dirs.
+#[derive(Debug)]
+pub struct BareBus {
+    _bus: Guard,
+    /// `DBUS_SESSION_BUS_ADDRESS`
+    pub address: String,
+}
+
+impl BareBus {
+    pub fn start(home: &Home, log: &Path) -> Result<Self> {
+        require("dbus-daemon", "dbus")?;
+        let config = home.root.join("bare-bus.conf");
+        std::fs::write(
+            &config,
+            r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:tmpdir=/tmp</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+"#,
+        )?;
+        let (bus, address) = Guard::spawn_until_line(
+            "dbus-daemon (no keyring)",
+            Command::new("dbus-daemon")
+                .arg(format!("--config-file={}", config.display()))
+                .args(["--nofork", "--print-address=1"])
+                .envs(home.vars()),
+            log,
+            Duration::from_secs(20),
+            |line| line.contains("unix:"),
+        )?;
+        Ok(Self {
+            _bus: bus,
+            address: address.trim().to_owned(),
+        })
     }
 }
 

@@ -2,9 +2,10 @@
 //! (scope `openid`): the token response type that keeps it ([`TokenResponse`],
 //! [`OidcClient`]) and what the client reads from it ([`IdToken`]).
 //!
-//! The client reads the ID token for two things only: `auth_time`, to tell that
-//! a sign-in asked to be fresh really asked for the password
-//! (`signin::fresh_login_problem`), and — kept whole in the [`Session`] — to
+//! The client reads the ID token for three things only: `auth_time` against
+//! `iat`, to tell that a sign-in asked to be fresh really asked for the password
+//! (`signin::fresh_login_problem`); `iat` against the workstation's clock, to
+//! measure how far that clock is off ([`crate::ClockOffset`]); and — kept whole in the [`Session`] — to
 //! send it back as `id_token_hint` when the sign-in ends (`sign_out.rs`). Its
 //! signature is not checked: it comes straight from the token endpoint over
 //! the connection the client opened (OpenID Connect Core §3.1.3.7, item 6),
@@ -58,6 +59,8 @@ pub(crate) type OidcClient<
 pub(crate) struct IdToken {
     /// When the user last typed their password (Unix seconds), if said.
     pub(crate) auth_time: Option<u64>,
+    /// When the network issued it (Unix seconds, the network's clock), if said.
+    pub(crate) issued_at: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -66,6 +69,8 @@ struct Claims {
     aud: Audience,
     #[serde(default)]
     auth_time: Option<u64>,
+    #[serde(default)]
+    iat: Option<u64>,
 }
 
 /// `aud`: one client id or several (OpenID Connect Core §2).
@@ -111,6 +116,7 @@ impl IdToken {
         }
         Ok(Self {
             auth_time: claims.auth_time,
+            issued_at: claims.iat,
         })
     }
 }

@@ -17,6 +17,7 @@
 //! | [`ClientError`] | the one error of network calls: signed out, refused, invalid, not found, upstream, network, rate limited, timed out, untrusted, server, protocol |
 //! | [`sync`] | the CSV patient/prescription/order sync behind `examples/backend_sync.rs` |
 //! | [`webhooks`] | receiving the network's webhooks: [`webhooks::Verifier`] (signature in constant time, timestamp tolerance, the signed event `time` within a window; an empty secret refused), typed [`webhooks::Event`]s, [`webhooks::Deduplicator`] (in memory or in a file), [`webhooks::WebhookError`]; `examples/webhook_receiver.rs` |
+//! | [`WallClock`], [`ClockOffset`], [`CLOCK_LEEWAY`] | the workstation's clock against the network's: measured at sign-in, kept in the [`Session`], "wrong" beyond the leeway; nothing the client decides needs the two to agree |
 //! | [`Secret`] | tokens and secrets: redacted when printed, zeroized on drop |
 //!
 //! ```no_run
@@ -35,6 +36,7 @@
 //! outcome; never a token, secret, code, verifier or patient field.
 
 mod call_kind;
+mod clock;
 mod environment;
 mod error;
 mod http;
@@ -54,6 +56,7 @@ pub mod webhooks;
 
 use std::sync::Arc;
 
+pub use clock::{CLOCK_LEEWAY, ClockOffset, WallClock};
 pub use environment::{
     BackendCredentials, Environment, EnvironmentError, Preset, VAR_API_URL, VAR_AUDIENCE,
     VAR_AUTH_URL, VAR_CALLBACK_PORT, VAR_CLIENT_ID, VAR_CLIENT_SECRET, VAR_ISSUER,
@@ -78,6 +81,7 @@ pub struct Client {
     environment: Arc<Environment>,
     http: http::Http,
     retry: Arc<retry::RetryPolicy>,
+    clock: WallClock,
 }
 
 impl Client {
@@ -86,6 +90,7 @@ impl Client {
             environment: Arc::new(environment),
             http: http::Http::new()?,
             retry: Arc::new(retry::RetryPolicy::default()),
+            clock: WallClock::system(),
         })
     }
 
@@ -94,6 +99,17 @@ impl Client {
     pub fn with_retry_policy(mut self, policy: retry::RetryPolicy) -> Self {
         self.retry = Arc::new(policy);
         self
+    }
+
+    /// The same network read against another wall clock: only tests and the
+    /// bench, to play a workstation whose clock is set wrong.
+    pub fn with_wall_clock(mut self, clock: WallClock) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    pub(crate) fn wall_clock(&self) -> &WallClock {
+        &self.clock
     }
 
     pub fn retry_policy(&self) -> &retry::RetryPolicy {

@@ -19,6 +19,7 @@ use oauth2::{
 };
 use serde::{Deserialize, Serialize};
 
+use crate::clock::ClockOffset;
 use crate::environment::Environment;
 use crate::error::{ClientError, shape_error};
 use crate::http::Http;
@@ -118,6 +119,10 @@ pub struct Session {
     /// `id_token_hint` to end it at sign-out.
     #[serde(rename = "idt", default, skip_serializing_if = "Option::is_none")]
     id_token: Option<Secret>,
+    /// How far the network's clock was from the workstation's at sign-in
+    /// (from the ID token's `iat`), when it could be measured.
+    #[serde(rename = "clk", default, skip_serializing_if = "Option::is_none")]
+    clock_offset: Option<ClockOffset>,
 }
 
 impl Session {
@@ -127,6 +132,7 @@ impl Session {
         token: &TokenResponse,
         info: UserInfo,
         environment: &Environment,
+        clock_offset: Option<ClockOffset>,
     ) -> Self {
         let parts = TokenParts::from(token);
         let organization = SessionOrganization {
@@ -151,7 +157,15 @@ impl Session {
             organization,
             issued_for: Some(IssuedFor::of(environment)),
             id_token: parts.id_token,
+            clock_offset,
         }
+    }
+
+    /// How far the network's clock was from the workstation's at sign-in, when
+    /// the sign-in could measure it; [`ClockOffset::is_wrong`] says whether to
+    /// tell the user.
+    pub fn clock_offset(&self) -> Option<ClockOffset> {
+        self.clock_offset
     }
 
     /// Whether `environment` issued this session: same authorization server,
@@ -319,6 +333,8 @@ pub(crate) async fn renew(
         issued_for: session.issued_for.clone(),
         // The same sign-in: a new ID token names it as well as the old did.
         id_token: parts.id_token.or_else(|| session.id_token.clone()),
+        // Measured at sign-in; a renewal's answer says nothing new about it.
+        clock_offset: session.clock_offset,
     })
 }
 
@@ -512,6 +528,7 @@ mod tests {
             },
             issued_for: Some(IssuedFor::of(&maple())),
             id_token: Some(Secret::new("eyJhbGciOiJSUzI1NiJ9.idpayload.signature")),
+            clock_offset: None,
         }
     }
 

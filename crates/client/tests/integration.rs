@@ -14,6 +14,7 @@ mod support;
 
 mod backend_sync;
 mod bad_link;
+mod clock_skew;
 mod compatibility;
 mod listener;
 mod machine_tokens;

@@ -63,6 +63,22 @@ pub struct SessionInfo {
     pub permissions: Vec<String>,
     /// RFC 3339.
     pub expires_at: String,
+    /// This computer's clock, when the sign-in found it further from the
+    /// network's than the leeway: the UI says so. `None` when it is right or
+    /// could not be measured.
+    pub wrong_clock: Option<WrongClock>,
+}
+
+/// How wrong this computer's clock is against the network's (beyond
+/// `rxdesk_client::CLOCK_LEEWAY`). Sign-in and renewal work regardless; the
+/// times a person reads may not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct WrongClock {
+    /// Minutes off, rounded up.
+    pub minutes: u32,
+    /// True when this computer's clock is ahead of the network's, false when behind.
+    pub ahead: bool,
 }
 
 /// Why a session ended, so the UI can say it in words.

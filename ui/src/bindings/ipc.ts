@@ -76,7 +76,23 @@ subject: string | null, userName: string, userEmail: string, role: string, organ
 /**
  * RFC 3339.
  */
-expiresAt: string, };
+expiresAt: string, 
+/**
+ * This computer's clock, when the sign-in found it further from the
+ * network's than the leeway: the UI says so. `None` when it is right or
+ * could not be measured.
+ */
+wrongClock: WrongClock | null, };
+
+export type WrongClock = { 
+/**
+ * Minutes off, rounded up.
+ */
+minutes: number, 
+/**
+ * True when this computer's clock is ahead of the network's, false when behind.
+ */
+ahead: boolean, };
 
 export type SessionEnd = { "kind": "signedOut" } | { "kind": "locked", idleMinutes: number, } | { "kind": "expired" } | { "kind": "environmentRemoved" } | { "kind": "environmentChanged" } | { "kind": "environmentEdited" };
 

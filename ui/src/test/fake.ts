@@ -72,6 +72,7 @@ export const MO_SESSION: SessionInfo = {
   organizationName: 'Maple Street Clinic',
   permissions: ['read:patient', 'write:patient', 'read:prescription', 'read:order', 'write:order'],
   expiresAt: '2030-01-01T00:00:00Z',
+  wrongClock: null,
 };
 
 export const ADA_SESSION: SessionInfo = {

@@ -381,3 +381,22 @@ describe('permissions', () => {
     expect(missingPermissionNote('sendOrder', MO_SESSION.permissions)).toBeNull();
   });
 });
+
+describe('a workstation clock set wrong', () => {
+  it('tells a user whose computer clock is an hour ahead of the network that the clock is wrong', async () => {
+    const fake = install();
+    const session = { ...ADA_SESSION, wrongClock: { minutes: 60, ahead: true } };
+    const root = await startApp(fake, session);
+
+    const notice = root.querySelector('[data-testid="clock-notice"]')?.textContent ?? '';
+    expect(notice).toContain("This computer's clock is 60 minutes ahead of the network's");
+    expect(notice).toContain('Set the clock to the correct time');
+  });
+
+  it('says nothing about the clock when the sign-in found it right', async () => {
+    const fake = install();
+    const root = await startApp(fake, ADA_SESSION);
+
+    expect(root.querySelector('[data-testid="clock-notice"]')).toBeNull();
+  });
+});

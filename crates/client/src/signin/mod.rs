@@ -35,6 +35,7 @@ use url::Url;
 pub use opener::{NoBrowser, SystemBrowser, UrlOpener};
 
 use crate::Client;
+use crate::clock::ClockOffset;
 use crate::error::ClientError;
 use crate::id_token::{IdToken, OidcClient};
 use crate::secret::Secret;
@@ -44,8 +45,10 @@ use listener::{Ended, Listener};
 /// How long sign-in waits for the browser unless told otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 
-/// How far the network's clock may be behind ours when a fresh login is checked.
-const CLOCK_SKEW: Duration = Duration::from_secs(60);
+/// How much earlier than the sign-in's start (both on the network's clock) a
+/// fresh login's `auth_time` may read: whole seconds, and the network's own
+/// servers' clocks.
+const AUTH_TIME_SLACK: Duration = Duration::from_secs(60);
 
 /// Why browser sign-in did not produce a session.
 #[derive(Debug, thiserror::Error)]
@@ -165,7 +168,10 @@ impl SignIn {
                 .add_extra_param("prompt", "login")
                 .add_extra_param("max_age", "0");
         }
-        let fresh_since = self.fresh.then(unix_now);
+        let fresh_since = self.fresh.then(|| FreshSince {
+            wall: self.client.wall_clock().unix_now(),
+            started: std::time::Instant::now(),
+        });
         let (authorize_url, state) = request.url();
         let (cancel_tx, cancel_rx) = watch::channel(false);
         let pending = PendingSignIn {
@@ -228,8 +234,29 @@ pub struct PendingSignIn {
     verifier: PkceCodeVerifier,
     deadline: Instant,
     browser_error: Option<String>,
-    /// When a fresh login was asked for (Unix seconds), if it was.
-    fresh_since: Option<u64>,
+    /// When a fresh login was asked for, if it was.
+    fresh_since: Option<FreshSince>,
+}
+
+/// When a fresh sign-in began: on the workstation's clock, and as a monotonic
+/// instant so that the network's clock can place it too.
+#[derive(Debug, Clone, Copy)]
+struct FreshSince {
+    /// Unix seconds on the workstation's clock.
+    wall: u64,
+    started: std::time::Instant,
+}
+
+impl FreshSince {
+    /// When the sign-in began on the network's clock, when its ID token says
+    /// what that clock read on issue (`iat`, less the time the sign-in has
+    /// taken since); else on the workstation's, which may be wrong.
+    fn on_network_clock(&self, id_token: Option<&IdToken>) -> u64 {
+        match id_token.and_then(|t| t.issued_at) {
+            Some(issued_at) => issued_at.saturating_sub(self.started.elapsed().as_secs()),
+            None => self.wall,
+        }
+    }
 }
 
 impl PendingSignIn {
@@ -334,7 +361,7 @@ async fn exchange(
     redirect_uri: Url,
     code: String,
     verifier: PkceCodeVerifier,
-    fresh_since: Option<u64>,
+    fresh_since: Option<FreshSince>,
 ) -> Result<Session, SignInError> {
     let environment = client.environment();
     let oauth = OidcClient::new(ClientId::new(environment.client_id().to_owned()))
@@ -357,11 +384,15 @@ async fn exchange(
             .secret()
             .as_str(),
     );
+    let clock_offset = id_token
+        .as_ref()
+        .and_then(|t| t.issued_at)
+        .map(|issued_at| ClockOffset::between(issued_at, client.wall_clock().unix_now()));
     let info = session::user_info(client.http(), environment, &access).await?;
-    let session = Session::from_sign_in(&token, info, environment);
-    if let Some(problem) =
-        fresh_since.and_then(|since| fresh_login_problem(id_token.as_ref(), since))
-    {
+    let session = Session::from_sign_in(&token, info, environment, clock_offset);
+    if let Some(problem) = fresh_since.and_then(|since| {
+        fresh_login_problem(id_token.as_ref(), since.on_network_clock(id_token.as_ref()))
+    }) {
         // Not the login asked for: the sign-in it made is ended, not kept.
         let _ = client.sign_out(session).await;
         return Err(problem);
@@ -370,7 +401,9 @@ async fn exchange(
 }
 
 /// Why a sign-in asked to be fresh is not, judged by its ID token: a password
-/// typed before the sign-in began (beyond clock skew), or an answer that does
+/// typed before the sign-in began (`since`, on the network's clock when it can
+/// be placed there, so a workstation clock set wrong does not refuse a real
+/// fresh login; beyond [`AUTH_TIME_SLACK`]), or an answer that does
 /// not say when it was typed — no ID token, or no `auth_time` in it, which
 /// OpenID Connect requires whenever `max_age` is sent (Core §3.1.2.1). Failing
 /// open there would let a network that ignores `max_age` skip the password.
@@ -389,18 +422,11 @@ fn fresh_login_problem(id_token: Option<&IdToken>, since: u64) -> Option<SignInE
             "a fresh login was asked for, and the network's ID token did not say when your password was typed (auth_time); it was refused",
         ));
     };
-    (typed + CLOCK_SKEW.as_secs() < since).then(|| {
+    (typed + AUTH_TIME_SLACK.as_secs() < since).then(|| {
         not_fresh(
             "the network signed you in with an earlier login instead of asking for your password again; it was refused",
         )
     })
-}
-
-fn unix_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_secs()
 }
 
 /// Mix-up defence (RFC 9207): an authorization response naming another issuer is
@@ -431,9 +457,11 @@ mod fresh_tests {
     fn a_login_older_than_the_fresh_sign_in_is_refused() {
         let old = IdToken {
             auth_time: Some(1_000),
+            issued_at: None,
         };
         let new = IdToken {
             auth_time: Some(1_990),
+            issued_at: None,
         };
 
         assert!(matches!(
@@ -442,13 +470,40 @@ mod fresh_tests {
         ));
         assert!(
             fresh_login_problem(Some(&new), 2_000).is_none(),
-            "within clock skew"
+            "within the slack"
         );
     }
 
     #[test]
+    fn a_fresh_sign_in_is_placed_on_the_network_clock_by_the_id_tokens_issue_time() {
+        let since = FreshSince {
+            wall: 5_000,
+            started: std::time::Instant::now(),
+        };
+        let issued = IdToken {
+            auth_time: Some(1_990),
+            issued_at: Some(2_000),
+        };
+
+        assert_eq!(since.on_network_clock(Some(&issued)), 2_000);
+    }
+
+    #[test]
+    fn a_fresh_sign_in_without_an_issue_time_is_placed_on_the_workstation_clock() {
+        let since = FreshSince {
+            wall: 5_000,
+            started: std::time::Instant::now(),
+        };
+
+        assert_eq!(since.on_network_clock(None), 5_000);
+    }
+
+    #[test]
     fn a_fresh_sign_in_that_does_not_say_when_the_password_was_typed_is_not_fresh() {
-        let silent = IdToken { auth_time: None };
+        let silent = IdToken {
+            auth_time: None,
+            issued_at: None,
+        };
 
         for problem in [
             fresh_login_problem(None, 2_000),
