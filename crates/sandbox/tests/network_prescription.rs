@@ -116,7 +116,10 @@ async fn a_diagnosis_look_up_by_name_lists_the_icd10_matches_as_options_and_crea
     values.sort();
     assert_eq!(values, sorted(&["dx_E11_65", "dx_E11_9"]));
     for option in c["options"].as_array().unwrap() {
-        assert_eq!(option["argument"], "clinical.diagnoses.add.0.id", "{option:#}");
+        assert_eq!(
+            option["argument"], "clinical.diagnoses.add.0.id",
+            "{option:#}"
+        );
         assert_eq!(option["operation"], "prescription", "{option:#}");
     }
     let names: Vec<&str> = c["options"]
@@ -172,7 +175,12 @@ async fn a_diagnosis_look_up_that_fits_nothing_is_rejected() {
 #[tokio::test]
 async fn a_looked_up_diagnosis_answered_by_its_option_is_on_the_draft() {
     let (sb, ada, patient) = setup().await;
-    let looked = prescription(&sb, &ada, diagnosis_look_up(json!({ "name": "hypertension" }))).await;
+    let looked = prescription(
+        &sb,
+        &ada,
+        diagnosis_look_up(json!({ "name": "hypertension" })),
+    )
+    .await;
     let values = option_values(&change(&looked, "clinical.diagnoses.add.0"));
     assert_eq!(values, vec!["dx_I10".to_owned()], "{looked:#}");
 

@@ -19,10 +19,10 @@
 use async_graphql::ID;
 
 use super::types::{
-    DiagnosesPatch, DiagnosisReferenceInput, DispenseInput, OrderInput, OrderPharmacyInput, OrderPrescriptionsPatch, OrderState,
-    PatientClinicalInput, PatientDemographicInput, PatientInput, PatientReferenceInput,
-    PrescriptionClinicalInput, PrescriptionInput, PrescriptionSigningDetailsInput,
-    TreatmentReferenceInput,
+    DiagnosesPatch, DiagnosisReferenceInput, DispenseInput, OrderInput, OrderPharmacyInput,
+    OrderPrescriptionsPatch, OrderState, PatientClinicalInput, PatientDemographicInput,
+    PatientInput, PatientReferenceInput, PrescriptionClinicalInput, PrescriptionInput,
+    PrescriptionSigningDetailsInput, TreatmentReferenceInput,
 };
 
 /// What a patient Sync or Update sets.
@@ -119,7 +119,9 @@ pub enum PrescriptionCall {
     /// diagnosis fitting each entry, as options; nothing created. The drug
     /// look-up's rule ("a sync without a patient never creates anything")
     /// applied to the diagnoses a prescription carries.
-    LookUpDiagnoses { entries: Vec<DiagnosisReferenceInput> },
+    LookUpDiagnoses {
+        entries: Vec<DiagnosisReferenceInput>,
+    },
     /// No id, no signing: a new draft, or the draft in progress continued
     /// (refused when it names no patient).
     Draft {

@@ -12,8 +12,8 @@ use super::clinical::{self, At, ListKind};
 use super::present;
 use super::types::{
     AmbiguousPrescriptionMatch, Change, ChangeCategory, ChangeOperation, ChangeSeverity,
-    ChangeStatus, DiagnosisReferenceInput, DispenseInput, DraftStatus, EntityMatchType, PatientReferenceInput,
-    PrescriptionCandidate, PrescriptionPayload, PrescriptionResult,
+    ChangeStatus, DiagnosisReferenceInput, DispenseInput, DraftStatus, EntityMatchType,
+    PatientReferenceInput, PrescriptionCandidate, PrescriptionPayload, PrescriptionResult,
     PrescriptionSigningDetailsInput, Treatment, TreatmentReferenceInput,
 };
 use crate::catalog::resolve::{self, Found};
@@ -379,7 +379,10 @@ fn look_up_diagnosis(call: &Call<'_>, n: usize, entry: &DiagnosisReferenceInput)
             .collect()
     }
     let (input, items) = if let Some(id) = &entry.id {
-        (id.as_str().to_owned(), exact(catalog.diagnosis(id.as_str())))
+        (
+            id.as_str().to_owned(),
+            exact(catalog.diagnosis(id.as_str())),
+        )
     } else if let Some(code) = &entry.icd10_code {
         (code.clone(), exact(catalog.diagnosis_by_code(code.trim())))
     } else {
