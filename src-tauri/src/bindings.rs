@@ -64,6 +64,7 @@ pub fn typescript_bindings() -> String {
         AlertView::decl(&cfg),
         PrescriptionView::decl(&cfg),
         DraftForm::decl(&cfg),
+        DiagnosisPick::decl(&cfg),
         TemplateView::decl(&cfg),
         PrescriptionOutcome::decl(&cfg),
         SignRequest::decl(&cfg),

@@ -24,6 +24,7 @@ pub const COMMANDS: &[&str] = &[
     "edit_clinical",
     "patient_work",
     "look_up_drug",
+    "look_up_diagnosis",
     "find_templates",
     "get_prescription",
     "save_draft",

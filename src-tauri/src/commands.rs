@@ -211,6 +211,10 @@ commands! {
     fn look_up_drug(core, action: Option<ActionId>, query: String) -> Vec<ChoiceView> {
         core.act(action, Safety::Read, String::new, core.look_up_drug(&query)).await
     }
+    /// The catalog's ICD-10 diagnoses for what was typed (nothing is created).
+    fn look_up_diagnosis(core, action: Option<ActionId>, query: String) -> Vec<ChoiceView> {
+        core.act(action, Safety::Read, String::new, core.look_up_diagnosis(&query)).await
+    }
     /// The templates drafted from at this workstation whose names fit what was
     /// typed (the local index only: no network call).
     fn find_templates(core, query: String) -> Vec<TemplateView> { core.find_templates(&query).await }
@@ -226,7 +230,7 @@ commands! {
         core.act(action, safety, same, core.save_draft(&patient_id, id.as_deref(), &key, &form)).await
     }
     /// "Prescribe again": a new draft from the signed prescription `id` (its
-    /// drug, sig and dispense), made under `key`, screened afresh; never signed.
+    /// drug, sig, dispense and diagnoses), made under `key`, screened afresh; never signed.
     fn prescribe_again(core, action: Option<ActionId>, id: String, key: CreateKey) -> PrescriptionOutcome {
         let same = || identity("prescribe_again", &(&id, &key));
         core.act(action, Safety::Create, same, core.prescribe_again(&id, &key)).await

@@ -11,12 +11,13 @@ use std::time::Duration;
 
 use rxdesk_lib::index::{Index, UsedTemplate};
 use rxdesk_lib::ipc::{
-    AlertKind, AppStatus, ChangeStatus, ChoiceView, ClinicalEdit, CommandError, DraftForm,
-    DraftStatus, EntryInput, ExceptionKind, LinkEvent, LinkTarget, NetworkCheck, OrderOutcome,
-    OrderState, OrderView, PatientInput, PatientOutcome, PatientRecord, PatientSummary,
-    PatientWork, PharmacyAnswer, PharmacySearch, PrescriptionOutcome, PrescriptionView, PriceKind,
-    RecordKind, Revocation, SessionEnd, SessionEvent, SessionStorage, Sex, SignInEvent,
-    SignInFailure, SignOutSummary, SignRequest, SignResult, SigningState, TemplateView, WorkLists,
+    AlertKind, AppStatus, ChangeStatus, ChoiceView, ClinicalEdit, CommandError, DiagnosisPick,
+    DraftForm, DraftStatus, EntryInput, ExceptionKind, LinkEvent, LinkTarget, NetworkCheck,
+    OrderOutcome, OrderState, OrderView, PatientInput, PatientOutcome, PatientRecord,
+    PatientSummary, PatientWork, PharmacyAnswer, PharmacySearch, PrescriptionOutcome,
+    PrescriptionView, PriceKind, RecordKind, Revocation, SessionEnd, SessionEvent, SessionStorage,
+    Sex, SignInEvent, SignInFailure, SignOutSummary, SignRequest, SignResult, SigningState,
+    TemplateView, WorkLists,
 };
 use rxdesk_lib::session_store::SessionStore;
 use serde_json::{Value, json};
@@ -1272,6 +1273,103 @@ fn a_drug_look_up_offers_the_catalogs_drugs_as_options_and_creates_nothing() {
     assert!(work_lists(&app).drafts.is_empty(), "no draft was made");
 }
 
+#[test]
+fn a_diagnosis_look_up_offers_the_catalogs_icd10_diagnoses_and_creates_nothing() {
+    let (_sandbox, app) = signed_in(ADA);
+
+    let options: Vec<ChoiceView> = app.ok("look_up_diagnosis", json!({"query": "pharyngitis"}));
+
+    assert_eq!(options.len(), 1, "{options:?}");
+    assert_eq!(options[0].label, "J02.9 Acute pharyngitis, unspecified");
+    assert_eq!(options[0].value.as_deref(), Some("dx_J02_9"));
+    assert!(work_lists(&app).drafts.is_empty(), "no draft was made");
+}
+
+/// Amoxicillin with a diagnosis chosen from the look-up, a note to the
+/// pharmacy and dispense-as-written.
+fn whole(app: &TestApp) -> DraftForm {
+    let options: Vec<ChoiceView> = app.ok("look_up_diagnosis", json!({"query": "J02"}));
+    let option = options.first().expect("a diagnosis option");
+    DraftForm {
+        dispense_as_written: Some(true),
+        notes: Some("Blister packs, please.".into()),
+        add_diagnoses: vec![DiagnosisPick {
+            id: option.value.clone(),
+            name: option.label.clone(),
+        }],
+        ..drug(AMOXICILLIN)
+    }
+}
+
+#[test]
+fn a_new_draft_carries_its_diagnoses_note_to_the_pharmacy_and_dispense_as_written() {
+    let (_sandbox, app) = signed_in(ADA);
+    let patient = add_patient(&app, "Wanda", "Whole");
+
+    let rx = draft(&app, &patient.id, &whole(&app));
+
+    assert_eq!(rx.dispense.dispense_as_written, Some(true));
+    assert_eq!(rx.notes.as_deref(), Some("Blister packs, please."));
+    let codes: Vec<Option<&str>> = rx.diagnoses.iter().map(|d| d.code.as_deref()).collect();
+    assert_eq!(codes, [Some("J02.9")]);
+}
+
+#[test]
+fn changing_a_draft_adds_and_removes_diagnoses_and_sets_the_note_and_dispense_as_written() {
+    let (_sandbox, app) = signed_in(ADA);
+    let patient = add_patient(&app, "Carl", "Changed");
+    let first = draft(&app, &patient.id, &whole(&app));
+    let changes = DraftForm {
+        dispense_as_written: Some(false),
+        notes: Some("Call before filling.".into()),
+        add_diagnoses: vec![DiagnosisPick {
+            id: Some("dx_J01_90".into()),
+            name: "J01.90 Acute sinusitis, unspecified".into(),
+        }],
+        remove_diagnoses: vec![first.diagnoses[0].id.clone()],
+        ..Default::default()
+    };
+
+    let changed = match save_draft(&app, &patient.id, Some(&first.id), &changes) {
+        PrescriptionOutcome::Saved { prescription, .. } => *prescription,
+        other => panic!("not changed: {other:?}"),
+    };
+
+    assert_eq!(changed.id, first.id);
+    assert_eq!(changed.dispense.dispense_as_written, Some(false));
+    assert_eq!(changed.notes.as_deref(), Some("Call before filling."));
+    let codes: Vec<Option<&str>> = changed
+        .diagnoses
+        .iter()
+        .map(|d| d.code.as_deref())
+        .collect();
+    assert_eq!(codes, [Some("J01.90")]);
+    assert_ne!(
+        changed.content_hash, first.content_hash,
+        "dispense-as-written is in the hash"
+    );
+}
+
+#[test]
+fn the_note_and_diagnoses_leave_the_content_hash_as_it_was() {
+    let (_sandbox, app) = signed_in(ADA);
+    let patient = add_patient(&app, "Hana", "Hash");
+    let first = draft(&app, &patient.id, &whole(&app));
+    let changes = DraftForm {
+        notes: Some("Another note.".into()),
+        remove_diagnoses: vec![first.diagnoses[0].id.clone()],
+        ..Default::default()
+    };
+
+    let changed = match save_draft(&app, &patient.id, Some(&first.id), &changes) {
+        PrescriptionOutcome::Saved { prescription, .. } => *prescription,
+        other => panic!("not changed: {other:?}"),
+    };
+
+    assert!(changed.diagnoses.is_empty());
+    assert_eq!(changed.content_hash, first.content_hash);
+}
+
 fn prescribe_again(app: &TestApp, id: &str) -> PrescriptionView {
     match app.ok("prescribe_again", json!({"id": id, "key": new_key()})) {
         PrescriptionOutcome::Saved { prescription, .. } => *prescription,
@@ -1294,6 +1392,21 @@ fn a_signed_prescription_prescribed_again_is_a_new_unsigned_draft_with_its_drug_
     assert_eq!(again.instructions, first.instructions);
     assert_eq!(again.dispense, first.dispense);
     assert_eq!(again.status, Some(DraftStatus::Ready));
+}
+
+#[test]
+fn a_signed_prescription_prescribed_again_carries_its_diagnoses_and_dispense_as_written() {
+    let (_sandbox, app) = signed_in(ADA);
+    let patient = add_patient(&app, "Renata", "Diagnosed");
+    let first = signed(&sign(&app, &[&draft(&app, &patient.id, &whole(&app))])[0]).clone();
+    assert_eq!(first.diagnoses.len(), 1);
+
+    let again = prescribe_again(&app, &first.id);
+
+    assert_eq!(again.diagnoses, first.diagnoses);
+    assert_eq!(again.dispense.dispense_as_written, Some(true));
+    assert_eq!(again.content_hash, first.content_hash, "the same content");
+    assert_eq!(again.signing, SigningState::Unsigned);
 }
 
 #[test]

@@ -214,6 +214,81 @@ async fn a_drug_name_fitting_several_is_never_picked_and_an_exact_one_is() {
 }
 
 #[tokio::test]
+async fn a_diagnosis_look_up_offers_the_icd10_matches_and_creates_nothing() {
+    let sandbox = sandbox().await;
+    let network = machine(&client_for(sandbox.url()));
+    let by_name = |name: &str| DiagnosisReferenceInput {
+        name: Some(name.into()),
+        ..Default::default()
+    };
+
+    let found = network
+        .look_up_diagnosis(by_name("type 2 diabetes"))
+        .await
+        .unwrap();
+    let none = network
+        .look_up_diagnosis(by_name("dragonpox"))
+        .await
+        .unwrap();
+
+    assert!(found.len() > 1, "{found:?}");
+    assert!(found.iter().all(|c| {
+        c.argument.as_deref() == Some("clinical.diagnoses.add.0.id")
+            && c.value.as_deref().is_some_and(|v| v.starts_with("dx_"))
+    }));
+    assert!(
+        found
+            .iter()
+            .any(|c| c.display_name == "E11.9 Type 2 diabetes mellitus without complications"),
+        "{found:?}"
+    );
+    assert!(none.is_empty(), "{none:?}");
+}
+
+#[tokio::test]
+async fn a_draft_sends_its_diagnoses_note_and_dispense_as_written_and_reads_them_back() {
+    let sandbox = sandbox().await;
+    let network = machine(&client_for(sandbox.url()));
+    let patient = add_patient(&network, "Rhea", "Lind").await;
+    let mut input = draft_of(&patient, "med_metformin_500_tab");
+    if let Some(d) = input.dispense.as_mut() {
+        d.dispense_as_written = Some(true);
+    }
+    input.clinical = Some(PrescriptionClinicalInput {
+        diagnoses: Some(DiagnosesPatch {
+            add: Some(vec![DiagnosisReferenceInput {
+                id: Some(cynic::Id::new("dx_E11_9")),
+                ..Default::default()
+            }]),
+            ..Default::default()
+        }),
+        notes: Some("Patient prefers blister packs.".into()),
+    });
+
+    let saved = network
+        .draft_prescription(input, &IdempotencyKey::new())
+        .await
+        .unwrap()
+        .into_record()
+        .expect("a draft");
+    let read = network
+        .get_prescription(saved.id.inner())
+        .await
+        .unwrap()
+        .into_record()
+        .expect("read back");
+
+    assert_eq!(read.dispense.unwrap().dispense_as_written, Some(true));
+    let clinical = read.clinical.expect("clinical");
+    assert_eq!(
+        clinical.notes.as_deref(),
+        Some("Patient prefers blister packs.")
+    );
+    assert_eq!(clinical.diagnoses.len(), 1);
+    assert_eq!(clinical.diagnoses[0].icd10_code.as_deref(), Some("E11.9"));
+}
+
+#[tokio::test]
 async fn a_machine_connection_never_sends_a_signature() {
     let sandbox = sandbox().await;
     let proxy = Proxy::start(sandbox.url()).await;

@@ -43,7 +43,10 @@ pub enum Rule {
     DuplicatePatient,
     /// Two prescriptions of one patient, same drug and same content (the
     /// content hash: drug, sig, dispense), created within [`WINDOW_SECS`] of
-    /// each other, whatever their `externalId`s.
+    /// each other, whatever their `externalId`s — unless the earlier was
+    /// signed before the later was created: that is a renewal ("Prescribe
+    /// again" on a signed prescription), not a create sent twice (a repeat
+    /// goes out before anyone could have reviewed and signed the first).
     DuplicatePrescription,
     /// Two orders of one patient, neither canceled, holding the same
     /// prescriptions (or both none, created within [`WINDOW_SECS`]).
@@ -169,7 +172,14 @@ fn read_and_check(conn: &Connection) -> Result<AuditReport, AuditError> {
     };
     let findings = &mut report.findings;
     duplicate_patients(&patients, findings);
-    duplicate_prescriptions(&prescriptions, findings);
+    let signed_at = first_events(conn, "prescription_signed")?;
+    let created_at = first_events(conn, "prescription_created")?;
+    duplicate_prescriptions(&prescriptions, findings, |earlier, later| {
+        signed_at
+            .get(earlier)
+            .zip(created_at.get(later))
+            .is_some_and(|(signed, created)| signed <= created)
+    });
     duplicate_orders(&orders, findings);
     prescriptions_on_two_orders(&orders, findings);
     written_twice(conn, "prescription_signed", Rule::SignedTwice, findings)?;
@@ -241,7 +251,27 @@ fn duplicate_patients(patients: &[PatientDoc], findings: &mut Vec<Finding>) {
 /// A record's id and when it was created (Unix seconds).
 type Dated<'a> = (&'a str, Option<i64>);
 
-fn duplicate_prescriptions(prescriptions: &[PrescriptionDoc], findings: &mut Vec<Finding>) {
+/// When each record first had an event of `kind` (`network_events.at`: one
+/// format to the millisecond, so the texts compare as the times do).
+fn first_events(conn: &Connection, kind: &str) -> Result<HashMap<String, String>, AuditError> {
+    let mut statement = conn.prepare(
+        "SELECT record_id, MIN(at) FROM network_events WHERE kind = ?1 GROUP BY record_id",
+    )?;
+    let rows = statement
+        .query_map(params![kind], |row| {
+            Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+        })?
+        .collect::<Result<HashMap<_, _>, _>>()?;
+    Ok(rows)
+}
+
+/// `renewal(earlier, later)`: the later prescription was made after the
+/// earlier was signed (see [`Rule::DuplicatePrescription`]).
+fn duplicate_prescriptions(
+    prescriptions: &[PrescriptionDoc],
+    findings: &mut Vec<Finding>,
+    renewal: impl Fn(&str, &str) -> bool,
+) {
     // Organization, patient, drug, content hash.
     let mut groups: HashMap<(&str, &str, &str, String), Vec<Dated<'_>>> = HashMap::new();
     for p in prescriptions {
@@ -257,6 +287,9 @@ fn duplicate_prescriptions(prescriptions: &[PrescriptionDoc], findings: &mut Vec
     }
     for ((_, patient, ..), group) in groups {
         for (a, b, apart) in close_pairs(&group) {
+            if renewal(a, b) {
+                continue;
+            }
             findings.push(Finding {
                 rule: Rule::DuplicatePrescription,
                 ids: vec![a.to_owned(), b.to_owned()],

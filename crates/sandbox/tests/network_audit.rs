@@ -101,6 +101,53 @@ async fn one_draft_sent_under_two_keys_is_caught() {
 }
 
 #[tokio::test]
+async fn a_signed_prescription_prescribed_again_at_once_is_a_renewal_not_a_duplicate() {
+    let dir = tempfile::tempdir().unwrap();
+    let sb = start_in(dir.path()).await;
+    let ada = prescriber(&sb).await;
+    let patient = add_patient(&sb, &ada, "Grace", "Hopper", DOB).await;
+    let first = draft_keyed(&sb, &ada, &patient, "rx-first").await;
+    let (_, hash) = draft_with(&sb, &ada, json!({ "id": first })).await;
+    sign_ok(&sb, &ada, &first, &hash).await;
+    let again = draft_keyed(&sb, &ada, &patient, "rx-again").await;
+    let (_, again_hash) = draft_with(&sb, &ada, json!({ "id": again })).await;
+    assert_eq!(again_hash, hash, "the same content");
+    sb.shutdown().await;
+
+    let report = audit_data_dir(dir.path()).unwrap();
+
+    assert!(report.is_clean(), "{:?}", report.findings);
+}
+
+#[tokio::test]
+async fn a_renewal_sent_under_two_keys_is_still_caught() {
+    let dir = tempfile::tempdir().unwrap();
+    let sb = start_in(dir.path()).await;
+    let ada = prescriber(&sb).await;
+    let patient = add_patient(&sb, &ada, "Grace", "Hopper", DOB).await;
+    let first = draft_keyed(&sb, &ada, &patient, "rx-first").await;
+    let (_, hash) = draft_with(&sb, &ada, json!({ "id": first })).await;
+    sign_ok(&sb, &ada, &first, &hash).await;
+    let again = draft_keyed(&sb, &ada, &patient, "rx-again-1").await;
+    let twice = draft_keyed(&sb, &ada, &patient, "rx-again-2").await;
+    sb.shutdown().await;
+
+    let report = audit_data_dir(dir.path()).unwrap();
+
+    let found: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.rule == Rule::DuplicatePrescription)
+        .collect();
+    assert_eq!(found.len(), 1, "{:?}", report.findings);
+    let mut ids = found[0].ids.clone();
+    ids.sort();
+    let mut expected = vec![again, twice];
+    expected.sort();
+    assert_eq!(ids, expected);
+}
+
+#[tokio::test]
 async fn two_empty_orders_sent_under_two_keys_are_caught() {
     let dir = tempfile::tempdir().unwrap();
     let sb = start_in(dir.path()).await;

@@ -93,6 +93,108 @@ async fn a_look_up_that_fits_nothing_is_rejected() {
     assert_eq!(change(&r, "treatment")["status"], "REJECTED", "{r:#}");
 }
 
+// ------------------------------------------------------------------ diagnosis look-up
+
+fn diagnosis_look_up(entry: Value) -> Value {
+    json!({ "clinical": { "diagnoses": { "add": [entry] } } })
+}
+
+#[tokio::test]
+async fn a_diagnosis_look_up_by_name_lists_the_icd10_matches_as_options_and_creates_nothing() {
+    let (sb, ada, patient) = setup().await;
+
+    let r = prescription(&sb, &ada, diagnosis_look_up(json!({ "name": "diabetes" }))).await;
+
+    assert!(prescription_of(&r).is_null(), "{r:#}");
+    let c = change(&r, "clinical.diagnoses.add.0");
+    assert_eq!(
+        (&c["status"], &c["severity"]),
+        (&json!("AMBIGUOUS"), &json!("INFO")),
+        "{c:#}"
+    );
+    let mut values = option_values(&c);
+    values.sort();
+    assert_eq!(values, sorted(&["dx_E11_65", "dx_E11_9"]));
+    for option in c["options"].as_array().unwrap() {
+        assert_eq!(
+            option["argument"], "clinical.diagnoses.add.0.id",
+            "{option:#}"
+        );
+        assert_eq!(option["operation"], "prescription", "{option:#}");
+    }
+    let names: Vec<&str> = c["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|o| o["displayName"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"E11.9 Type 2 diabetes mellitus without complications"),
+        "code and name in each option: {names:?}"
+    );
+    let drafts = prescription(
+        &sb,
+        &ada,
+        json!({ "patient": { "id": patient }, "treatment": { "id": METFORMIN } }),
+    )
+    .await;
+    assert!(
+        rx(&drafts)["clinical"]["diagnoses"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
+        "the look-up added nothing anywhere: {drafts:#}"
+    );
+}
+
+#[tokio::test]
+async fn a_diagnosis_look_up_by_the_start_of_a_code_finds_the_codes_under_it() {
+    let (sb, ada, _) = setup().await;
+
+    let r = prescription(&sb, &ada, diagnosis_look_up(json!({ "name": "e11" }))).await;
+
+    let mut values = option_values(&change(&r, "clinical.diagnoses.add.0"));
+    values.sort();
+    assert_eq!(values, sorted(&["dx_E11_65", "dx_E11_9"]), "{r:#}");
+}
+
+#[tokio::test]
+async fn a_diagnosis_look_up_that_fits_nothing_is_rejected() {
+    let (sb, ada, _) = setup().await;
+
+    let r = prescription(&sb, &ada, diagnosis_look_up(json!({ "name": "dragonpox" }))).await;
+
+    assert!(prescription_of(&r).is_null(), "{r:#}");
+    assert_eq!(
+        change(&r, "clinical.diagnoses.add.0")["status"],
+        "REJECTED",
+        "{r:#}"
+    );
+}
+
+#[tokio::test]
+async fn a_looked_up_diagnosis_answered_by_its_option_is_on_the_draft() {
+    let (sb, ada, patient) = setup().await;
+    let looked = prescription(
+        &sb,
+        &ada,
+        diagnosis_look_up(json!({ "name": "hypertension" })),
+    )
+    .await;
+    let values = option_values(&change(&looked, "clinical.diagnoses.add.0"));
+    assert_eq!(values, vec!["dx_I10".to_owned()], "{looked:#}");
+
+    let mut input = draft_input(&patient, METFORMIN);
+    input["clinical"] = json!({ "diagnoses": { "add": [{ "id": values[0] }] } });
+    let r = prescription(&sb, &ada, input).await;
+
+    assert_eq!(
+        rx(&r)["clinical"]["diagnoses"][0]["icd10Code"],
+        "I10",
+        "{r:#}"
+    );
+}
+
 // ------------------------------------------------------------------ drafting
 
 #[tokio::test]
@@ -724,6 +826,42 @@ async fn the_content_hash_covers_the_sig_but_not_the_notes() {
         hash.as_str(),
         "{resigned:#}"
     );
+}
+
+#[tokio::test]
+async fn the_content_hash_covers_dispense_as_written() {
+    let (sb, ada, patient) = setup().await;
+    let (id, hash) = draft(&sb, &ada, &patient, METFORMIN).await;
+
+    let r = prescription(
+        &sb,
+        &ada,
+        json!({ "id": id, "dispense": { "dispenseAsWritten": true } }),
+    )
+    .await;
+
+    assert_eq!(rx(&r)["dispense"]["dispenseAsWritten"], true, "{r:#}");
+    assert_ne!(rx(&r)["signing"]["contentHash"], hash.as_str(), "{r:#}");
+}
+
+#[tokio::test]
+async fn the_content_hash_leaves_out_the_diagnoses() {
+    let (sb, ada, patient) = setup().await;
+    let (id, hash) = draft(&sb, &ada, &patient, METFORMIN).await;
+
+    let r = prescription(
+        &sb,
+        &ada,
+        json!({ "id": id, "clinical": { "diagnoses": { "add": [{ "icd10Code": "E11.9" }] } } }),
+    )
+    .await;
+
+    assert_eq!(
+        rx(&r)["clinical"]["diagnoses"][0]["icd10Code"],
+        "E11.9",
+        "{r:#}"
+    );
+    assert_eq!(rx(&r)["signing"]["contentHash"], hash.as_str(), "{r:#}");
 }
 
 #[tokio::test]

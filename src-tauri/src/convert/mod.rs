@@ -108,6 +108,67 @@ mod tests {
     }
 
     #[test]
+    fn control_characters_in_the_note_to_the_pharmacy_are_refused() {
+        let note = |s: &str| DraftForm {
+            notes: Some(s.into()),
+            ..Default::default()
+        };
+
+        assert!(check_draft_form(&note("Blister packs,\nplease")).is_ok());
+        assert!(check_draft_form(&note("Blister\u{0007} packs")).is_err());
+    }
+
+    #[test]
+    fn the_note_and_diagnoses_are_sent_as_clinical_and_dispense_as_written_in_the_dispense() {
+        let input = prescription_input(
+            None,
+            &DraftForm {
+                dispense_as_written: Some(true),
+                notes: Some(" Blister packs, please. ".into()),
+                add_diagnoses: vec![
+                    DiagnosisPick {
+                        id: Some("dx_E11_9".into()),
+                        name: "E11.9 Type 2 diabetes mellitus".into(),
+                    },
+                    DiagnosisPick {
+                        id: None,
+                        name: " sore knee ".into(),
+                    },
+                ],
+                remove_diagnoses: vec!["dx_I10".into()],
+                ..Default::default()
+            },
+        );
+
+        assert!(input.dispense.is_some() && input.clinical.is_some());
+        let dispense = input.dispense.unwrap_or_default();
+        assert_eq!(dispense.dispense_as_written, Some(true));
+        assert!(dispense.quantity.is_none());
+        let clinical = input.clinical.unwrap_or_default();
+        assert_eq!(clinical.notes.as_deref(), Some("Blister packs, please."));
+        let patch = clinical.diagnoses.unwrap_or_default();
+        let add = patch.add.unwrap_or_default();
+        assert_eq!(add[0].id.as_ref().map(cynic::Id::inner), Some("dx_E11_9"));
+        assert!(add[0].name.is_none(), "a chosen option sends its id alone");
+        assert_eq!(add[1].name.as_deref(), Some("sore knee"));
+        let remove = patch.remove.unwrap_or_default();
+        assert_eq!(remove[0].id.as_ref().map(cynic::Id::inner), Some("dx_I10"));
+        assert!(patch.none.is_none());
+    }
+
+    #[test]
+    fn a_form_without_note_or_diagnoses_sends_no_clinical_input() {
+        let input = prescription_input(
+            None,
+            &DraftForm {
+                notes: Some("   ".into()),
+                ..Default::default()
+            },
+        );
+        assert!(input.clinical.is_none());
+    }
+
+    #[test]
     fn empty_draft_fields_are_not_sent() {
         let input = prescription_input(
             Some("pat_1"),

@@ -11,8 +11,8 @@ use super::patients::diagnosis;
 use super::vocabulary::{alert_kind, alert_severity, draft_status, signing_state};
 use crate::index::UsedTemplate;
 use crate::ipc::{
-    AlertView, CommandError, DispenseView, DraftForm, DrugView, PrescriptionView, RecordKind,
-    TemplateView,
+    AlertView, CommandError, DiagnosisPick, DispenseView, DraftForm, DrugView, PrescriptionView,
+    RecordKind, TemplateView,
 };
 use crate::links::link;
 
@@ -47,6 +47,7 @@ pub fn prescription_view(p: net::Prescription) -> PrescriptionView {
             .flat_map(|c| &c.diagnoses)
             .map(diagnosis)
             .collect(),
+        notes: p.clinical.as_ref().and_then(|c| c.notes.clone()),
         alerts: p
             .screening_alerts
             .unwrap_or_default()
@@ -76,6 +77,22 @@ pub fn check_draft_form(form: &DraftForm) -> Result<(), CommandError> {
     )?;
     plain_text("unit", "Unit", form.unit.as_deref().unwrap_or_default())?;
     plain_text(
+        "notes",
+        "Note to the pharmacy",
+        form.notes.as_deref().unwrap_or_default(),
+    )?;
+    for pick in &form.add_diagnoses {
+        plain_text("diagnoses", "Diagnosis", &pick.name)?;
+        plain_text(
+            "diagnoses",
+            "Diagnosis id",
+            pick.id.as_deref().unwrap_or_default(),
+        )?;
+    }
+    for removed in &form.remove_diagnoses {
+        plain_text("diagnoses", "Diagnosis id", removed)?;
+    }
+    plain_text(
         "templateId",
         "Template id",
         form.template_id.as_deref().unwrap_or_default(),
@@ -90,12 +107,13 @@ pub fn prescription_input(patient_id: Option<&str>, form: &DraftForm) -> net::Pr
         unit: trimmed(form.unit.as_deref()),
         days_supply: form.days_supply,
         refills_allowed: form.refills,
-        dispense_as_written: None,
+        dispense_as_written: form.dispense_as_written,
     };
     let has_dispense = dispense.quantity.is_some()
         || dispense.unit.is_some()
         || dispense.days_supply.is_some()
-        || dispense.refills_allowed.is_some();
+        || dispense.refills_allowed.is_some()
+        || dispense.dispense_as_written.is_some();
     net::PrescriptionInput {
         patient: patient_id.map(|p| net::PatientReferenceInput { id: Some(id(p)) }),
         template_id: trimmed(form.template_id.as_deref()).map(|t| id(&t)),
@@ -105,13 +123,53 @@ pub fn prescription_input(patient_id: Option<&str>, form: &DraftForm) -> net::Pr
         }),
         instructions: trimmed(form.instructions.as_deref()),
         dispense: has_dispense.then_some(dispense),
+        clinical: prescription_clinical(form),
         ..Default::default()
     }
 }
 
+/// The form's note and diagnoses as the network's `clinical` input: the
+/// diagnoses as a patch (`add`, `remove`), so a repeat changes nothing.
+fn prescription_clinical(form: &DraftForm) -> Option<net::PrescriptionClinicalInput> {
+    let add: Vec<net::DiagnosisReferenceInput> = form
+        .add_diagnoses
+        .iter()
+        .filter_map(|pick| match trimmed(pick.id.as_deref()) {
+            Some(dx) => Some(net::DiagnosisReferenceInput {
+                id: Some(id(&dx)),
+                ..Default::default()
+            }),
+            None => trimmed(Some(&pick.name)).map(|name| net::DiagnosisReferenceInput {
+                name: Some(name),
+                ..Default::default()
+            }),
+        })
+        .collect();
+    let remove: Vec<net::DiagnosisReferenceInput> = form
+        .remove_diagnoses
+        .iter()
+        .filter_map(|dx| trimmed(Some(dx)))
+        .map(|dx| net::DiagnosisReferenceInput {
+            id: Some(id(&dx)),
+            ..Default::default()
+        })
+        .collect();
+    let diagnoses = (!add.is_empty() || !remove.is_empty()).then(|| net::DiagnosesPatch {
+        add: (!add.is_empty()).then_some(add),
+        remove: (!remove.is_empty()).then_some(remove),
+        none: None,
+    });
+    let notes = trimmed(form.notes.as_deref());
+    (diagnoses.is_some() || notes.is_some())
+        .then_some(net::PrescriptionClinicalInput { diagnoses, notes })
+}
+
 /// The draft form of "Prescribe again": the signed prescription's drug, sig and
-/// dispense, as they were signed (a renewal is a new prescription; the network
-/// screens it afresh).
+/// dispense (dispense-as-written included) and its diagnoses, as they were
+/// signed (a renewal is a new prescription; the network screens it afresh).
+/// A coded diagnosis is named by its id, an uncoded one by its name (the
+/// network keeps it uncoded again). The note to the pharmacy was about that
+/// fill and is not carried.
 pub fn again_form(signed: &PrescriptionView) -> DraftForm {
     DraftForm {
         template_id: None,
@@ -121,6 +179,17 @@ pub fn again_form(signed: &PrescriptionView) -> DraftForm {
         unit: signed.dispense.unit.clone(),
         days_supply: signed.dispense.days_supply,
         refills: signed.dispense.refills,
+        dispense_as_written: signed.dispense.dispense_as_written,
+        notes: None,
+        add_diagnoses: signed
+            .diagnoses
+            .iter()
+            .map(|d| DiagnosisPick {
+                id: d.code.is_some().then(|| d.id.clone()),
+                name: d.name.clone(),
+            })
+            .collect(),
+        remove_diagnoses: Vec::new(),
     }
 }
 
@@ -153,6 +222,25 @@ pub fn form_changes(form: &DraftForm, saved: &PrescriptionView) -> Option<DraftF
         unit: differs(trimmed(form.unit.as_deref()), d.unit.clone()),
         days_supply: differs(form.days_supply, d.days_supply),
         refills: differs(form.refills, d.refills),
+        dispense_as_written: differs(form.dispense_as_written, d.dispense_as_written),
+        notes: differs(trimmed(form.notes.as_deref()), saved.notes.clone()),
+        add_diagnoses: form
+            .add_diagnoses
+            .iter()
+            .filter(|pick| {
+                !saved.diagnoses.iter().any(|held| match &pick.id {
+                    Some(id) => *id == held.id,
+                    None => held.code.is_none() && held.name.eq_ignore_ascii_case(pick.name.trim()),
+                })
+            })
+            .cloned()
+            .collect(),
+        remove_diagnoses: form
+            .remove_diagnoses
+            .iter()
+            .filter(|id| saved.diagnoses.iter().any(|held| held.id == **id))
+            .cloned()
+            .collect(),
     };
     (changes != DraftForm::default()).then_some(changes)
 }

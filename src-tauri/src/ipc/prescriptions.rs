@@ -61,6 +61,9 @@ pub struct PrescriptionView {
     pub instructions: Option<String>,
     pub dispense: DispenseView,
     pub diagnoses: Vec<ClinicalEntry>,
+    /// The note to the pharmacy (`clinical.notes`): signed with the rest, but
+    /// not part of the content hash.
+    pub notes: Option<String>,
     pub alerts: Vec<AlertView>,
     /// `rxdesk://prescription/…`
     pub link: String,
@@ -79,6 +82,30 @@ pub struct DraftForm {
     pub unit: Option<String>,
     pub days_supply: Option<i32>,
     pub refills: Option<i32>,
+    /// No substitution: part of the dispense, so part of the content hash.
+    #[serde(default)]
+    pub dispense_as_written: Option<bool>,
+    /// The note to the pharmacy (`clinical.notes`).
+    #[serde(default)]
+    pub notes: Option<String>,
+    /// Diagnoses to add (`clinical.diagnoses.add`, a patch: adding one on
+    /// file already changes nothing).
+    #[serde(default)]
+    pub add_diagnoses: Vec<DiagnosisPick>,
+    /// Diagnoses on the draft to remove, by id (`clinical.diagnoses.remove`).
+    #[serde(default)]
+    pub remove_diagnoses: Vec<String>,
+}
+
+/// A diagnosis to add to a prescription: the id of a look-up's option (or of
+/// a diagnosis the network has coded), or — kept uncoded by the network — a
+/// name alone (`id` null).
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DiagnosisPick {
+    pub id: Option<String>,
+    /// As shown to the user ("E11.9 Type 2 diabetes…"); sent only when `id` is null.
+    pub name: String,
 }
 
 /// A template drafted from at this workstation, offered by name on the draft
@@ -160,4 +187,5 @@ rxdesk_client::redacted_debug! {
     AlertView { severity, kind }
     PrescriptionView { id, status, signing }
     DraftForm { template_id, drug_id }
+    DiagnosisPick { id }
 }

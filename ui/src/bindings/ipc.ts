@@ -286,7 +286,12 @@ status: DraftStatus | null, signing: SigningState,
 /**
  * What a signature of this content must quote.
  */
-contentHash: string, signedAt: string | null, templateId: string | null, drug: DrugView, instructions: string | null, dispense: DispenseView, diagnoses: Array<ClinicalEntry>, alerts: Array<AlertView>, 
+contentHash: string, signedAt: string | null, templateId: string | null, drug: DrugView, instructions: string | null, dispense: DispenseView, diagnoses: Array<ClinicalEntry>, 
+/**
+ * The note to the pharmacy (`clinical.notes`): signed with the rest, but
+ * not part of the content hash.
+ */
+notes: string | null, alerts: Array<AlertView>, 
 /**
  * `rxdesk://prescription/…`
  */
@@ -296,7 +301,30 @@ export type DraftForm = { templateId: string | null,
 /**
  * The drug chosen from the look-up's options.
  */
-drugId: string | null, instructions: string | null, quantity: number | null, unit: string | null, daysSupply: number | null, refills: number | null, };
+drugId: string | null, instructions: string | null, quantity: number | null, unit: string | null, daysSupply: number | null, refills: number | null, 
+/**
+ * No substitution: part of the dispense, so part of the content hash.
+ */
+dispenseAsWritten: boolean | null, 
+/**
+ * The note to the pharmacy (`clinical.notes`).
+ */
+notes: string | null, 
+/**
+ * Diagnoses to add (`clinical.diagnoses.add`, a patch: adding one on
+ * file already changes nothing).
+ */
+addDiagnoses: Array<DiagnosisPick>, 
+/**
+ * Diagnoses on the draft to remove, by id (`clinical.diagnoses.remove`).
+ */
+removeDiagnoses: Array<string>, };
+
+export type DiagnosisPick = { id: string | null, 
+/**
+ * As shown to the user ("E11.9 Type 2 diabetes…"); sent only when `id` is null.
+ */
+name: string, };
 
 export type TemplateView = { id: string, 
 /**
@@ -432,6 +460,7 @@ export interface Commands {
   edit_clinical: { args: { action: ActionId | null; id: string; edit: ClinicalEdit }; result: PatientOutcome };
   patient_work: { args: { action: ActionId | null; id: string }; result: PatientWork };
   look_up_drug: { args: { action: ActionId | null; query: string }; result: Array<ChoiceView> };
+  look_up_diagnosis: { args: { action: ActionId | null; query: string }; result: Array<ChoiceView> };
   find_templates: { args: { query: string }; result: Array<TemplateView> };
   get_prescription: { args: { action: ActionId | null; id: string }; result: PrescriptionView };
   save_draft: { args: { action: ActionId | null; patientId: string; id: string | null; key: CreateKey; form: DraftForm }; result: PrescriptionOutcome };

@@ -107,6 +107,7 @@ export const api = {
     call('edit_clinical', { action, id, edit }),
   patientWork: (id: string, action: Action = null) => call('patient_work', { action, id }),
   lookUpDrug: (query: string, action: Action = null) => call('look_up_drug', { action, query }),
+  lookUpDiagnosis: (query: string, action: Action = null) => call('look_up_diagnosis', { action, query }),
   findTemplates: (query: string) => call('find_templates', { query }),
   getPrescription: (id: string, action: Action = null) => call('get_prescription', { action, id }),
   saveDraft: (patientId: string, id: string | null, key: CreateKey, form: DraftForm, action: Action = null) =>

@@ -84,6 +84,12 @@ export function dispenseText(d: DispenseView): string {
   return parts.join(' · ');
 }
 
+/** Dispense as written, in words (`null`: the prescription does not say). */
+export function dawText(daw: boolean | null): string {
+  if (daw === null) return 'Not stated';
+  return daw ? 'Yes — no substitution' : 'No — substitution allowed';
+}
+
 /** How a note reads: what the network did with the input. */
 export function noteHeading(note: ChangeNote): string {
   if (note.status === 'AMBIGUOUS') return 'Which one did you mean?';

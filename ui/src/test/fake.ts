@@ -145,6 +145,7 @@ export function prescription(id: string, overrides: Partial<PrescriptionView> = 
     instructions: 'One tablet daily',
     dispense: { quantity: 30, unit: 'tablet', daysSupply: 30, refills: 0, dispenseAsWritten: null },
     diagnoses: [],
+    notes: null,
     alerts: [],
     link: `rxdesk://prescription/${id}`,
     ...overrides,

@@ -57,9 +57,9 @@ describe('opening a link or id', () => {
 it('calls each command by its typed name with its arguments', async () => {
   const fake = install();
   fake.on('save_draft', () => ({ kind: 'notSaved', problems: [] }));
-  await api.saveDraft('pat_1', null, 'key-1', { templateId: 'tpl_1', drugId: null, instructions: null, quantity: null, unit: null, daysSupply: null, refills: null }, 'action-1');
+  await api.saveDraft('pat_1', null, 'key-1', { templateId: 'tpl_1', drugId: null, instructions: null, quantity: null, unit: null, daysSupply: null, refills: null, dispenseAsWritten: null, notes: null, addDiagnoses: [], removeDiagnoses: [] }, 'action-1');
   expect(fake.calls[0]).toEqual({
     cmd: 'save_draft',
-    args: { action: 'action-1', patientId: 'pat_1', id: null, key: 'key-1', form: { templateId: 'tpl_1', drugId: null, instructions: null, quantity: null, unit: null, daysSupply: null, refills: null } },
+    args: { action: 'action-1', patientId: 'pat_1', id: null, key: 'key-1', form: { templateId: 'tpl_1', drugId: null, instructions: null, quantity: null, unit: null, daysSupply: null, refills: null, dispenseAsWritten: null, notes: null, addDiagnoses: [], removeDiagnoses: [] } },
   });
 });

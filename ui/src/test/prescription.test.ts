@@ -39,9 +39,87 @@ describe('a draft prescription', () => {
       patientId: 'pat_1',
       id: null,
       key: expect.any(String),
-      form: { templateId: null, drugId: 'drug_amox', instructions: 'One capsule three times daily', quantity: 21, unit: 'capsule', daysSupply: 7, refills: 0 },
+      form: { templateId: null, drugId: 'drug_amox', instructions: 'One capsule three times daily', quantity: 21, unit: 'capsule', daysSupply: 7, refills: 0, dispenseAsWritten: null, notes: null, addDiagnoses: [], removeDiagnoses: [] },
     });
     expect(root.querySelector('[data-testid="screening"]')?.textContent).toContain('Screening: READY');
+  });
+
+  it('sends the diagnoses chosen from the look-up, the note to the pharmacy and dispense-as-written with a new draft', async () => {
+    const fake = install();
+    fake
+      .on('get_patient', () => patient())
+      .on('look_up_drug', () => [option('Amoxicillin 500 mg capsule', 'drug_amox')])
+      .on('look_up_diagnosis', ({ query }) =>
+        query === 'pharyng' ? [{ ...option('J02.9 Acute pharyngitis, unspecified', 'dx_J02_9'), argument: 'clinical.diagnoses.add.0.id' }] : [],
+      )
+      .on('save_draft', () => ({ kind: 'saved', prescription: prescription('rx_9'), notes: [] }));
+    const root = await startApp(fake, ADA_SESSION);
+    await go({ name: 'prescription', patientId: 'pat_1', id: null, key: 'rx-whole' });
+    type(byLabel(root, 'Drug'), 'amox');
+    await wait(300);
+    await settle();
+    button(root.querySelector('[aria-label="Drugs found"]') as HTMLElement, 'Amoxicillin 500 mg capsule').click();
+    type(byLabel(root, 'Diagnosis'), 'pharyng');
+    await wait(300);
+    await settle();
+    button(root.querySelector('[aria-label="Diagnoses found"]') as HTMLElement, 'J02.9 Acute pharyngitis, unspecified').click();
+    flushSync();
+    expect(root.querySelector('[aria-label="Diagnoses to add"]')?.textContent).toContain('J02.9 Acute pharyngitis, unspecified');
+    expect(document.activeElement).toBe(byLabel(root, 'Diagnosis'));
+    const daw = byLabel(root, 'Dispense as written') as unknown as HTMLSelectElement;
+    daw.value = 'yes';
+    daw.dispatchEvent(new Event('change', { bubbles: true }));
+    type(byLabel(root, 'Note to the pharmacy'), ' Blister packs, please. ');
+    flushSync();
+    button(root, 'Save draft').click();
+    await settle();
+
+    expect(fake.callsOf('look_up_diagnosis')[0]?.args.query).toBe('pharyng');
+    expect(fake.callsOf('save_draft')[0]?.args.form).toMatchObject({
+      drugId: 'drug_amox',
+      dispenseAsWritten: true,
+      notes: 'Blister packs, please.',
+      addDiagnoses: [{ id: 'dx_J02_9', name: 'J02.9 Acute pharyngitis, unspecified' }],
+      removeDiagnoses: [],
+    });
+  });
+
+  it('says when no diagnosis fits what was typed', async () => {
+    const fake = install();
+    fake.on('get_patient', () => patient()).on('look_up_diagnosis', () => []);
+    const root = await startApp(fake, ADA_SESSION);
+    await go({ name: 'prescription', patientId: 'pat_1', id: null, key: 'rx-none' });
+    type(byLabel(root, 'Diagnosis'), 'dragonpox');
+    await wait(300);
+    await settle();
+    expect(root.textContent).toContain('No ICD-10 diagnosis in the catalog matches “dragonpox”.');
+  });
+
+  it('removes a diagnosis ticked on a draft and changes dispense-as-written as an update', async () => {
+    const fake = install();
+    const draft = prescription('rx_9', {
+      diagnoses: [{ id: 'dx_J02_9', name: 'Acute pharyngitis, unspecified', code: 'J02.9' }],
+      dispense: { quantity: 30, unit: 'tablet', daysSupply: 30, refills: 0, dispenseAsWritten: true },
+    });
+    fake
+      .on('get_patient', () => patient())
+      .on('get_prescription', () => draft)
+      .on('save_draft', () => ({ kind: 'saved', prescription: { ...draft, diagnoses: [] }, notes: [] }));
+    const root = await startApp(fake, ADA_SESSION);
+    await go({ name: 'prescription', patientId: null, id: 'rx_9', key: 'rx-change' });
+
+    const removal = [...root.querySelectorAll('label')].find((l) => l.textContent?.includes('Remove J02.9 Acute pharyngitis'))?.querySelector('input');
+    removal?.click();
+    const daw = byLabel(root, 'Dispense as written') as unknown as HTMLSelectElement;
+    daw.value = 'no';
+    daw.dispatchEvent(new Event('change', { bubbles: true }));
+    flushSync();
+    button(root, 'Save draft').click();
+    await settle();
+
+    const sent = fake.callsOf('save_draft')[0]?.args;
+    expect(sent?.id).toBe('rx_9');
+    expect(sent?.form).toMatchObject({ removeDiagnoses: ['dx_J02_9'], addDiagnoses: [], dispenseAsWritten: false, notes: null, drugId: null });
   });
 
   it('marks a BLOCKED draft unmistakably, lists its alerts, and switches to an alternative the network offers', async () => {
@@ -77,7 +155,7 @@ describe('a draft prescription', () => {
       patientId: 'pat_1',
       id: 'rx_9',
       key: expect.any(String),
-      form: { templateId: null, drugId: 'drug_azi', instructions: null, quantity: null, unit: null, daysSupply: null, refills: null },
+      form: { templateId: null, drugId: 'drug_azi', instructions: null, quantity: null, unit: null, daysSupply: null, refills: null, dispenseAsWritten: null, notes: null, addDiagnoses: [], removeDiagnoses: [] },
     });
     expect(root.querySelector('[data-testid="screening"]')?.textContent).toContain('Screening: READY');
   });

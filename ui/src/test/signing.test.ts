@@ -12,6 +12,28 @@ function checkbox(root: ParentNode, label: string): HTMLInputElement {
   return el;
 }
 
+describe('review shows the whole prescription', () => {
+  it('shows the diagnoses, the note to the pharmacy and dispense-as-written, each marked in or out of the content hash', async () => {
+    const fake = install();
+    const whole = prescription('rx_1', {
+      drug: { id: 'd1', name: 'Amoxicillin 500 mg capsule', rxNormId: null },
+      dispense: { quantity: 21, unit: 'capsule', daysSupply: 7, refills: 0, dispenseAsWritten: true },
+      diagnoses: [{ id: 'dx_J02_9', name: 'Acute pharyngitis, unspecified', code: 'J02.9' }],
+      notes: 'Blister packs, please.',
+    });
+    const root = await startApp(fake, ADA_SESSION);
+    await go({ name: 'review', items: [{ prescription: whole, patientName: 'Jane Doe' }] });
+
+    const item = root.querySelector('[data-testid="review-item"]') as HTMLElement;
+    const value = (testid: string) => item.querySelector(`[data-testid="${testid}"]`)?.textContent?.replace(/\s+/g, ' ').trim();
+    expect(value('diagnoses')).toBe('J02.9 Acute pharyngitis, unspecified not in the content hash');
+    expect(value('pharmacy-note')).toBe('Blister packs, please. not in the content hash');
+    expect(value('daw')).toBe('Yes — no substitution in the content hash');
+    expect(root.querySelector('[data-testid="hash-scope"]')?.textContent).toContain('dispense as written included');
+    expect(root.querySelector('[data-testid="hash-scope"]')?.textContent).toContain('The diagnoses and the note to the pharmacy are signed with the');
+  });
+});
+
 describe('drafts awaiting signature', () => {
   it('cannot select a BLOCKED draft, and says what blocks it', async () => {
     const fake = install();

@@ -11,7 +11,7 @@
 //!
 //! | call | kind | retried? | why |
 //! | --- | --- | --- | --- |
-//! | `ping`, `get_*`, `find_patients`, `look_up_drug`, `check_compatibility` | read | yes | they change nothing (a patient search never carries sex, so it can never add anyone) |
+//! | `ping`, `get_*`, `find_patients`, `look_up_drug`, `look_up_diagnosis`, `check_compatibility` | read | yes | they change nothing (a patient search never carries sex, so it can never add anyone) |
 //! | `sync_patient` | write | yes, unless it adds benefits | the network matches a patient by name and date of birth, so a repeat finds the patient the first call added; list `add`s of entries on file and `remove`s of entries not on file are no-ops; a benefit `add` is not matched, so a repeat would add it twice |
 //! | `update_patient` | write | as `sync_patient` | setting a field twice leaves it as once |
 //! | `draft_prescription` | write | yes | its [`IdempotencyKey`] is the `externalId`: a repeat answers the first draft |
@@ -328,6 +328,37 @@ impl Network {
                 .unapplied()
                 .iter()
                 .find(|c| c.key == "treatment")
+                .map(|c| c.choices())
+                .unwrap_or_default())
+        })
+        .await
+    }
+
+    /// A diagnosis look-up (`{ clinical: { diagnoses: { add: [diagnosis] } } }`,
+    /// no patient): the catalog's ICD-10 matches as choices, each answering
+    /// `clinical.diagnoses.add.0.id`; nothing is created. A diagnosis that fits
+    /// nothing is no choice at all.
+    pub async fn look_up_diagnosis(
+        &self,
+        diagnosis: DiagnosisReferenceInput,
+    ) -> Result<Vec<Choice>, ClientError> {
+        let input = PrescriptionInput {
+            clinical: Some(PrescriptionClinicalInput {
+                diagnoses: Some(DiagnosesPatch {
+                    add: Some(vec![diagnosis]),
+                    ..Default::default()
+                }),
+                notes: None,
+            }),
+            ..Default::default()
+        };
+        let operation = request(LookUpDiagnosis::build, self.prescription_arguments(input));
+        self.send("look_up_diagnosis", operation, READ, |d| {
+            let outcome = outcome::prescription_outcome(d.prescription)?;
+            Ok(outcome
+                .unapplied()
+                .iter()
+                .find(|c| c.key == "clinical.diagnoses.add.0")
                 .map(|c| c.choices())
                 .unwrap_or_default())
         })

@@ -80,6 +80,10 @@ pub fn documents() -> Vec<(&'static str, String)> {
         ("UpdatePatient", UpdatePatient::build(patient()).query),
         ("LookUpDrug", LookUpDrug::build(prescription()).query),
         (
+            "LookUpDiagnosis",
+            LookUpDiagnosis::build(prescription()).query,
+        ),
+        (
             "DraftPrescription",
             DraftPrescription::build(prescription()).query,
         ),

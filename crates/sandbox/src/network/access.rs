@@ -107,6 +107,7 @@ pub fn prescription(caller: &Caller, call: &PrescriptionCall) -> Option<Unauthor
         PrescriptionCall::Sign { .. } => first_missing(caller, &[SIGN]),
         PrescriptionCall::Get { .. }
         | PrescriptionCall::LookUp { .. }
+        | PrescriptionCall::LookUpDiagnoses { .. }
         | PrescriptionCall::Draft { .. }
         | PrescriptionCall::Update { .. } => first_missing(caller, &[READ_PRESCRIPTION]),
     }

@@ -19,10 +19,10 @@
 use async_graphql::ID;
 
 use super::types::{
-    DispenseInput, OrderInput, OrderPharmacyInput, OrderPrescriptionsPatch, OrderState,
-    PatientClinicalInput, PatientDemographicInput, PatientInput, PatientReferenceInput,
-    PrescriptionClinicalInput, PrescriptionInput, PrescriptionSigningDetailsInput,
-    TreatmentReferenceInput,
+    DiagnosesPatch, DiagnosisReferenceInput, DispenseInput, OrderInput, OrderPharmacyInput,
+    OrderPrescriptionsPatch, OrderState, PatientClinicalInput, PatientDemographicInput,
+    PatientInput, PatientReferenceInput, PrescriptionClinicalInput, PrescriptionInput,
+    PrescriptionSigningDetailsInput, TreatmentReferenceInput,
 };
 
 /// What a patient Sync or Update sets.
@@ -114,6 +114,14 @@ pub enum PrescriptionCall {
         external_id: Option<String>,
         treatment: TreatmentReferenceInput,
     },
+    /// `{ clinical: { diagnoses: { add } } }` and nothing else (no patient, id,
+    /// externalId, template, treatment, sig, dispense or notes): every catalog
+    /// diagnosis fitting each entry, as options; nothing created. The drug
+    /// look-up's rule ("a sync without a patient never creates anything")
+    /// applied to the diagnoses a prescription carries.
+    LookUpDiagnoses {
+        entries: Vec<DiagnosisReferenceInput>,
+    },
     /// No id, no signing: a new draft, or the draft in progress continued
     /// (refused when it names no patient).
     Draft {
@@ -180,6 +188,24 @@ impl From<PrescriptionInput> for PrescriptionCall {
                     external_id,
                     treatment,
                 },
+                PrescriptionEdit {
+                    template_id: None,
+                    treatment: None,
+                    instructions: None,
+                    dispense: None,
+                    clinical:
+                        Some(PrescriptionClinicalInput {
+                            diagnoses:
+                                Some(DiagnosesPatch {
+                                    add: Some(entries),
+                                    remove: None,
+                                    none: None,
+                                }),
+                            notes: None,
+                        }),
+                } if external_id.is_none() && !entries.is_empty() => {
+                    Self::LookUpDiagnoses { entries }
+                }
                 edit => Self::Draft {
                     external_id,
                     patient: None,
@@ -280,9 +306,11 @@ impl Reads for PrescriptionCall {
     fn only_reads(&self) -> bool {
         match self {
             Self::Get { .. } => true,
-            Self::LookUp { .. } | Self::Draft { .. } | Self::Update { .. } | Self::Sign { .. } => {
-                false
-            }
+            Self::LookUp { .. }
+            | Self::LookUpDiagnoses { .. }
+            | Self::Draft { .. }
+            | Self::Update { .. }
+            | Self::Sign { .. } => false,
         }
     }
 }
@@ -311,7 +339,7 @@ macro_rules! call_debug {
 
 call_debug! {
     PatientCall { Get, Sync, Update }
-    PrescriptionCall { Get, LookUp, Draft, Update, Sign }
+    PrescriptionCall { Get, LookUp, LookUpDiagnoses, Draft, Update, Sign }
     OrderCall { Get, Draft, Update, Send, Cancel }
 }
 
@@ -431,6 +459,41 @@ mod tests {
             ..PrescriptionInput::default()
         });
         assert!(matches!(call, PrescriptionCall::LookUp { .. }), "{call:?}");
+    }
+
+    fn diagnoses_add(name: &str) -> Option<PrescriptionClinicalInput> {
+        Some(PrescriptionClinicalInput {
+            diagnoses: Some(DiagnosesPatch {
+                add: Some(vec![DiagnosisReferenceInput {
+                    name: Some(name.to_owned()),
+                    ..DiagnosisReferenceInput::default()
+                }]),
+                ..DiagnosesPatch::default()
+            }),
+            notes: None,
+        })
+    }
+
+    #[test]
+    fn diagnoses_to_add_alone_without_patient_are_a_diagnosis_look_up() {
+        let call = rx(PrescriptionInput {
+            clinical: diagnoses_add("diabetes"),
+            ..PrescriptionInput::default()
+        });
+        assert!(
+            matches!(call, PrescriptionCall::LookUpDiagnoses { .. }),
+            "{call:?}"
+        );
+    }
+
+    #[test]
+    fn diagnoses_to_add_with_a_patient_are_a_draft_not_a_look_up() {
+        let call = rx(PrescriptionInput {
+            patient: patient_ref(),
+            clinical: diagnoses_add("diabetes"),
+            ..PrescriptionInput::default()
+        });
+        assert!(matches!(call, PrescriptionCall::Draft { .. }), "{call:?}");
     }
 
     #[test]

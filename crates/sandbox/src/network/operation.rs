@@ -98,7 +98,9 @@ fn patient(call: &PatientCall) -> Operation {
 fn prescription(call: &PrescriptionCall) -> Operation {
     match call {
         PrescriptionCall::Get { .. } => Operation::Get,
-        PrescriptionCall::LookUp { .. } => Operation::PrescriptionLookup,
+        PrescriptionCall::LookUp { .. } | PrescriptionCall::LookUpDiagnoses { .. } => {
+            Operation::PrescriptionLookup
+        }
         PrescriptionCall::Draft { .. } => Operation::PrescriptionDraft,
         PrescriptionCall::Update { .. } => Operation::PrescriptionUpdate,
         PrescriptionCall::Sign { .. } => Operation::PrescriptionSign,

@@ -1,4 +1,4 @@
-//! The `prescription` upsert: Get, drug look-up, drafting (from a treatment or a
+//! The `prescription` upsert: Get, drug and diagnosis look-ups, drafting (from a treatment or a
 //! template, continuing a draft in progress), Update and Sign by content hash
 //! (a signer repeating their own signature gets the signed prescription back,
 //! unchanged). Every answer is screened against the patient's record as it is now.
@@ -12,12 +12,12 @@ use super::clinical::{self, At, ListKind};
 use super::present;
 use super::types::{
     AmbiguousPrescriptionMatch, Change, ChangeCategory, ChangeOperation, ChangeSeverity,
-    ChangeStatus, DispenseInput, DraftStatus, EntityMatchType, PatientReferenceInput,
-    PrescriptionCandidate, PrescriptionPayload, PrescriptionResult,
+    ChangeStatus, DiagnosisReferenceInput, DispenseInput, DraftStatus, EntityMatchType,
+    PatientReferenceInput, PrescriptionCandidate, PrescriptionPayload, PrescriptionResult,
     PrescriptionSigningDetailsInput, Treatment, TreatmentReferenceInput,
 };
 use crate::catalog::resolve::{self, Found};
-use crate::catalog::{MedicationEntry, TemplateEntry};
+use crate::catalog::{DiagnosisEntry, MedicationEntry, TemplateEntry};
 use crate::store::StoreError;
 use crate::store::records::{self, PatientDoc, PrescriptionDoc, new_id, now};
 
@@ -82,6 +82,7 @@ pub fn run(call: &Call<'_>, shape: PrescriptionCall) -> Result<PrescriptionResul
             Some(existing) => Ok(existing),
             None => Ok(look_up(call, &treatment)),
         },
+        PrescriptionCall::LookUpDiagnoses { entries } => Ok(look_up_diagnoses(call, &entries)),
         PrescriptionCall::Draft {
             external_id,
             patient,
@@ -333,6 +334,124 @@ fn look_up(call: &Call<'_>, reference: &TreatmentReferenceInput) -> Prescription
         },
         only(change),
     )
+}
+
+/// A diagnosis look-up: for each entry to add, every fitting ICD-10 diagnosis
+/// of the catalog as an option (`clinical.diagnoses.add.N.id`); nothing is
+/// created. An entry names itself by exactly one of `id`, `icd10Code` (both
+/// exact) or `name`: the diagnoses whose name has every word typed, and those
+/// whose code starts with it (`e11` finds `E11.9`, `E11.65`, …).
+fn look_up_diagnoses(call: &Call<'_>, entries: &[DiagnosisReferenceInput]) -> PrescriptionResult {
+    let mut changes = Changes::default();
+    for (n, entry) in entries.iter().enumerate() {
+        changes.push(look_up_diagnosis(call, n, entry));
+    }
+    payload(
+        call,
+        Answer {
+            doc: None,
+            patient: None,
+            invalidated: false,
+        },
+        changes,
+    )
+}
+
+fn look_up_diagnosis(call: &Call<'_>, n: usize, entry: &DiagnosisReferenceInput) -> Change {
+    let key = format!("clinical.diagnoses.add.{n}");
+    let catalog = call.catalog;
+    let named = [
+        entry.id.is_some(),
+        entry.name.is_some(),
+        entry.icd10_code.is_some(),
+    ];
+    if named.iter().filter(|x| **x).count() != 1 {
+        return Change::rejected(
+            key,
+            "Diagnosis",
+            ChangeCategory::InvalidInput,
+            "Name the diagnosis by exactly one of id, name or icd10Code",
+        );
+    }
+    fn exact(d: Option<&DiagnosisEntry>) -> Vec<(&DiagnosisEntry, EntityMatchType)> {
+        d.map(|d| (d, EntityMatchType::ExactNameMatch))
+            .into_iter()
+            .collect()
+    }
+    let (input, items) = if let Some(id) = &entry.id {
+        (
+            id.as_str().to_owned(),
+            exact(catalog.diagnosis(id.as_str())),
+        )
+    } else if let Some(code) = &entry.icd10_code {
+        (code.clone(), exact(catalog.diagnosis_by_code(code.trim())))
+    } else {
+        let text = entry.name.clone().unwrap_or_default();
+        let mut items = resolve::matches_by_name(&catalog.diagnoses, &text, |d| &d.name);
+        let code = code_key(&text);
+        if code.len() >= 2 {
+            for d in &catalog.diagnoses {
+                let full = code_key(&d.icd10_code);
+                if full.starts_with(&code) && !items.iter().any(|(i, _)| i.id() == d.id()) {
+                    let how = if full == code {
+                        EntityMatchType::ExactNameMatch
+                    } else {
+                        EntityMatchType::FuzzyNameMatch
+                    };
+                    items.push((d, how));
+                }
+            }
+        }
+        items.truncate(resolve::MAX_OPTIONS);
+        (text, items)
+    };
+    if items.is_empty() {
+        return Change::rejected(
+            key,
+            "Diagnosis",
+            ChangeCategory::InvalidInput,
+            format!("No diagnosis in the catalog fits \"{input}\""),
+        );
+    }
+    let count = items.len();
+    let argument = format!("{key}.id");
+    let mut change = Change::ambiguous(
+        key,
+        "Diagnosis",
+        Some(&input),
+        format!(
+            "{count} diagnosis(es) fit \"{input}\": draft with one of the options' id in clinical.diagnoses.add. Nothing was created"
+        ),
+        items
+            .into_iter()
+            .map(|(d, how)| {
+                entity_option(
+                    "prescription",
+                    &argument,
+                    &d.id(),
+                    &format!("{} {}", d.icd10_code, d.name),
+                    how,
+                )
+            })
+            .collect(),
+    );
+    change.severity = ChangeSeverity::Info;
+    change
+}
+
+/// An ICD-10 code as compared: upper case, without its dot or spaces. Text
+/// that cannot begin a code (a letter, then a digit) compares as nothing.
+fn code_key(text: &str) -> String {
+    let key: String = text
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '.')
+        .map(|c| c.to_ascii_uppercase())
+        .collect();
+    let mut chars = key.chars();
+    match (chars.next(), chars.next()) {
+        (Some(a), Some(b)) if a.is_ascii_alphabetic() && b.is_ascii_digit() => key,
+        _ => String::new(),
+    }
 }
 
 /// Applies the sig, dispense, diagnoses and notes of `input` to `doc`.

@@ -1,10 +1,10 @@
-//! Prescriptions: drug look-up (options, nothing created), drafts from a
+//! Prescriptions: drug and diagnosis look-ups (options, nothing created), drafts from a
 //! template or a drug and their changes, Get (screened now), and signing —
 //! each draft with the content hash the prescriber was shown, one call each,
 //! a bounded number in flight, progress reported, one result per draft.
 
 use futures::StreamExt as _;
-use rxdesk_client::network::documents::TreatmentReferenceInput;
+use rxdesk_client::network::documents::{DiagnosisReferenceInput, TreatmentReferenceInput};
 use rxdesk_client::network::documents::{Prescription, PrescriptionCandidate};
 use rxdesk_client::network::{Outcome, SIGNING_IN_FLIGHT, Signing};
 
@@ -32,6 +32,26 @@ impl AppCore {
         let (choices, _) = self
             .with_network("look_up_drug", |net| async move {
                 net.look_up_drug(TreatmentReferenceInput {
+                    name: Some(query.to_owned()),
+                    ..Default::default()
+                })
+                .await
+            })
+            .await?;
+        Ok(choices.iter().map(choice_view).collect())
+    }
+
+    /// The catalog's ICD-10 diagnoses for what was typed (a name, or the start
+    /// of a code): the network's options, nothing created.
+    pub async fn look_up_diagnosis(&self, query: &str) -> Result<Vec<ChoiceView>, CommandError> {
+        let query = query.trim();
+        crate::convert::plain_text("diagnosis", "The diagnosis", query)?;
+        if query.chars().count() < LOOK_UP_MIN {
+            return Ok(Vec::new());
+        }
+        let (choices, _) = self
+            .with_network("look_up_diagnosis", |net| async move {
+                net.look_up_diagnosis(DiagnosisReferenceInput {
                     name: Some(query.to_owned()),
                     ..Default::default()
                 })
@@ -112,7 +132,7 @@ impl AppCore {
     }
 
     /// "Prescribe again": a new draft for the patient of the signed prescription
-    /// `id`, with its drug, sig and dispense (a signed prescription is final: a
+    /// `id`, with its drug, sig, dispense and diagnoses (a signed prescription is final: a
     /// renewal is a new prescription), made under `key` like any new draft and
     /// screened afresh by the network — a new allergy blocks it. Never signed
     /// here: the prescriber reviews it as any draft.

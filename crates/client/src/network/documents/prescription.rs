@@ -1,7 +1,7 @@
 //! Prescriptions: the record (treatment, sig, dispense, screening alerts, signing
 //! details with the content hash), its result and payload, candidates of an
 //! ambiguous match, the inputs, and the call shapes on `prescription` (look up a
-//! drug, draft, update, sign, get).
+//! drug or a diagnosis, draft, update, sign, get).
 
 use cynic::Id;
 
@@ -190,6 +190,7 @@ pub struct PrescriptionArguments {
 
 call_shape! {
     LookUpDrug => prescription: PrescriptionResult, "PrescriptionArguments", (prescription: $prescription, metadata: $metadata);
+    LookUpDiagnosis => prescription: PrescriptionResult, "PrescriptionArguments", (prescription: $prescription, metadata: $metadata);
     DraftPrescription => prescription: PrescriptionResult, "PrescriptionArguments", (prescription: $prescription, metadata: $metadata);
     UpdatePrescription => prescription: PrescriptionResult, "PrescriptionArguments", (prescription: $prescription, metadata: $metadata);
     SignPrescription => prescription: PrescriptionResult, "PrescriptionArguments", (prescription: $prescription, metadata: $metadata);

@@ -1,0 +1,205 @@
+//! A clinic's day, the prescription part: staff draft a prescription with a
+//! diagnosis found by the network's look-up, a note to the pharmacy and
+//! dispense-as-written; a prescriber reviews all of it (and what the content
+//! hash covers) and signs; then prescribes the signed prescription again —
+//! same drug, sig, dispense and diagnosis, screened afresh, opened for review,
+//! never signed by itself — and signs the renewal.
+//!
+//! Each step is a function of its own over an open app, so the whole "clinic's
+//! day" journey can compose them with the patient page's steps.
+
+use anyhow::{Context, Result, ensure};
+use rxdesk_e2e::KEYRING_SERVICE;
+use rxdesk_e2e::desktop::Desktop;
+use rxdesk_e2e::fixture::{HARBOR, HARBOR_BACKEND, PIA, SAM};
+
+use crate::Run;
+use crate::steps::{copy_link, open_patient, patient_via_backend, sign_in, start_prescription};
+
+const STAFF: &str = "rx-01-staff-draft-whole";
+const PRESCRIBER: &str = "rx-02-prescriber-reviews-whole";
+
+/// The patient of this journey, made through Harbor Lane's backend.
+pub const PATIENT: (&str, &str) = ("Leontyne", "Farrowby");
+
+/// What staff put on the prescription beyond drug, sig and dispense.
+#[derive(Debug, Clone, Copy)]
+pub struct Whole<'a> {
+    /// Typed into **Diagnosis**; the first option the network offers is taken.
+    pub diagnosis_query: &'a str,
+    /// The option's words ("J02.9 Acute pharyngitis, unspecified").
+    pub diagnosis: &'a str,
+    /// The note to the pharmacy (`None`: the prescription has none — a
+    /// renewal does not carry the note, which was about that fill).
+    pub note: Option<&'a str>,
+    pub instructions: &'a str,
+}
+
+pub const SORE_THROAT: Whole<'static> = Whole {
+    diagnosis_query: "pharyngitis",
+    diagnosis: "J02.9 Acute pharyngitis, unspecified",
+    note: Some("Blister packs, please."),
+    instructions: "Take one capsule three times daily for ten days",
+};
+
+/// [`SORE_THROAT`] prescribed again: the same but for the note.
+pub const SORE_THROAT_AGAIN: Whole<'static> = Whole {
+    note: None,
+    ..SORE_THROAT
+};
+
+/// On an opened draft form: looks `query` up under **Diagnosis**, takes the
+/// first option the network offers, and waits for it among those to add.
+/// Returns the option's words.
+pub async fn add_diagnosis(app: &Desktop, query: &str) -> Result<String> {
+    app.fill("Diagnosis", query).await?;
+    let first = app.button_in("Diagnoses found").await?;
+    let words = first.text().await?.trim().to_owned();
+    first.click().await?;
+    let chosen = app
+        .all("//*[@aria-label='Diagnoses to add']")
+        .await?
+        .into_iter()
+        .next()
+        .context("no list of diagnoses to add")?;
+    ensure!(
+        chosen.text().await?.contains(&words),
+        "{words:?} is not among the diagnoses to add"
+    );
+    Ok(words)
+}
+
+/// From a patient's page: drafts `drug` with `whole`'s diagnosis, note to the
+/// pharmacy and dispense-as-written, saves it and waits for the network's
+/// screening. Screenshots the form filled in and the saved draft. Returns the
+/// drug's name as the app shows it.
+pub async fn draft_the_whole_prescription(
+    app: &mut Desktop,
+    drug: &str,
+    whole: Whole<'_>,
+) -> Result<String> {
+    let name = start_prescription(app, drug).await?;
+    let diagnosis = add_diagnosis(app, whole.diagnosis_query).await?;
+    ensure!(
+        diagnosis == whole.diagnosis,
+        "the look-up offered {diagnosis:?} first, not {:?}",
+        whole.diagnosis
+    );
+    app.fill("Dispense as written", "Yes — no substitution")
+        .await?;
+    if let Some(note) = whole.note {
+        app.fill("Note to the pharmacy", note).await?;
+    }
+    app.fill("Instructions", whole.instructions).await?;
+    app.fill("Quantity", "30").await?;
+    app.fill("Unit", "capsule").await?;
+    app.fill("Days supply", "10").await?;
+    app.shot("draft form with a diagnosis, a note and dispense as written")
+        .await?;
+    app.click("Save draft").await?;
+    app.wait_for_text("Screening: READY").await?;
+    the_whole_prescription_shows(app, whole).await?;
+    app.shot("the whole draft saved").await?;
+    Ok(name)
+}
+
+/// The summary on screen names the diagnosis, the note and dispense-as-written.
+async fn the_whole_prescription_shows(app: &Desktop, whole: Whole<'_>) -> Result<()> {
+    app.wait_for_text(whole.diagnosis).await?;
+    if let Some(note) = whole.note {
+        app.wait_for_text(note).await?;
+    }
+    app.wait_for_text("Yes — no substitution").await?;
+    Ok(())
+}
+
+/// Opens `link` (a prescription's) through **Open link or id**.
+pub async fn open_link(app: &Desktop, link: &str) -> Result<()> {
+    app.click("Open link or id").await?;
+    app.fill("Link or id", link).await?;
+    app.click("Open").await?;
+    Ok(())
+}
+
+/// On a draft's page: **Review and sign**; checks that review shows all of the
+/// prescription and says which parts the content hash covers.
+pub async fn review_the_whole_prescription(
+    app: &mut Desktop,
+    whole: Whole<'_>,
+    step: &str,
+) -> Result<()> {
+    app.click("Review and sign").await?;
+    app.wait_for_text("What your signature quotes is the network's content hash")
+        .await?;
+    app.wait_for_text(whole.instructions).await?;
+    the_whole_prescription_shows(app, whole).await?;
+    let text = app.text().await?;
+    ensure!(
+        text.contains("in the content hash") && text.contains("not in the content hash"),
+        "review does not say what the content hash covers"
+    );
+    app.shot(step).await?;
+    Ok(())
+}
+
+/// On review: signs the one prescription shown and waits for the network's answer.
+pub async fn sign_the_reviewed_prescription(app: &mut Desktop, step: &str) -> Result<()> {
+    app.click("Sign 1 prescription").await?;
+    app.wait_for_text("Signed").await?;
+    let text = app.text().await?;
+    ensure!(
+        !text.contains("Not signed:"),
+        "the network refused the signature"
+    );
+    app.shot(step).await?;
+    Ok(())
+}
+
+/// On a signed prescription's page: **Prescribe again**; waits for the new
+/// draft (a draft: it offers **Review and sign**, and nothing is signed) with
+/// the same diagnosis, screened afresh.
+pub async fn prescribe_again(app: &mut Desktop, whole: Whole<'_>) -> Result<()> {
+    app.click("Prescribe again").await?;
+    app.button("Review and sign").await?;
+    app.wait_for_text("Screening:").await?;
+    app.wait_for_text(whole.diagnosis).await?;
+    app.wait_for_text("Not signed").await?;
+    app.shot("prescribed again: a new draft, not signed")
+        .await?;
+    Ok(())
+}
+
+/// The journey (`cargo xtask e2e clinic_day_rx`).
+pub async fn clinic_day_rx_staff_draft_the_whole_prescription_a_prescriber_reviews_signs_and_prescribes_it_again(
+    run: &mut Run,
+) -> Result<()> {
+    let patient = patient_via_backend(&run.world.sandbox, HARBOR_BACKEND, PATIENT).await?;
+    let name = patient.name.clone();
+    patient.record(run);
+
+    // Staff draft it whole.
+    run.world.keyring.clear(KEYRING_SERVICE)?;
+    let mut app = run.world.launch(STAFF, &run.world.sandbox).await?;
+    sign_in(run, &app, STAFF, &SAM, None).await?;
+    app.wait_for_text(HARBOR).await?;
+    open_patient(&app, &name).await?;
+    draft_the_whole_prescription(&mut app, "Amoxicillin 500", SORE_THROAT).await?;
+    let link = copy_link(&app).await?;
+    app.quit().await?;
+
+    // The prescriber reviews all of it and signs; then prescribes it again.
+    run.world.keyring.clear(KEYRING_SERVICE)?;
+    let mut app = run.world.launch(PRESCRIBER, &run.world.sandbox).await?;
+    sign_in(run, &app, PRESCRIBER, &PIA, Some(HARBOR)).await?;
+    app.wait_for_text(HARBOR).await?;
+    open_link(&app, &link).await?;
+    review_the_whole_prescription(&mut app, SORE_THROAT, "review shows the whole prescription")
+        .await?;
+    sign_the_reviewed_prescription(&mut app, "the whole prescription signed").await?;
+    open_link(&app, &link).await?;
+    app.button("Prescribe again").await?;
+    prescribe_again(&mut app, SORE_THROAT_AGAIN).await?;
+    review_the_whole_prescription(&mut app, SORE_THROAT_AGAIN, "review of the renewal").await?;
+    sign_the_reviewed_prescription(&mut app, "the renewal signed").await?;
+    app.quit().await
+}
