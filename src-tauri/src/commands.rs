@@ -345,4 +345,29 @@ mod tests {
     fn the_build_scripts_list_names_exactly_the_registered_commands() {
         assert_eq!(REGISTERED, COMMANDS);
     }
+
+    #[test]
+    fn a_commands_arguments_debug_as_its_name_alone_never_the_patient_data() {
+        let args = super::args::find_patients {
+            action: None,
+            query: "Rosa Delgado".into(),
+        };
+
+        assert_eq!(format!("{args:?}"), "find_patients { .. }");
+    }
+
+    #[test]
+    fn a_commands_arguments_serialize_as_the_ui_sends_them() {
+        let args = super::args::draft_order {
+            action: None,
+            patient_id: "pat_1".into(),
+            prescription_ids: vec!["rx_1".into()],
+            key: crate::ipc::CreateKey("k-1".into()),
+        };
+
+        assert_eq!(
+            serde_json::to_value(&args).unwrap(),
+            serde_json::json!({"action": null, "patientId": "pat_1", "prescriptionIds": ["rx_1"], "key": "k-1"})
+        );
+    }
 }
