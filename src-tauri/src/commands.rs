@@ -3,7 +3,9 @@
 //! commands name [`crate::updates::Updates`]). The same list registers the handlers and generates the
 //! TypeScript map of names, arguments and results (`ui/src/bindings/ipc.ts`), so
 //! a command's name is written once here and once in `command_names.rs` (which
-//! `build.rs` needs before this crate exists; a test keeps the two equal).
+//! `build.rs` needs before this crate exists; a test keeps the two equal). It
+//! also makes [`args`], each command's arguments as one typed struct (what the
+//! command tests call with).
 
 include!("command_names.rs");
 
@@ -86,6 +88,15 @@ fn camel(name: &str) -> String {
     out
 }
 
+/// The arguments of one command (a struct of [`args`]): which command they
+/// are for, and what it answers when it succeeds.
+pub trait CommandArgs: serde::Serialize {
+    /// The command's name, as the UI invokes it.
+    const NAME: &'static str;
+    /// The command's result.
+    type Output;
+}
+
 /// The state a command works on: the core unless the command names another.
 macro_rules! state_type {
     () => { Core<'_> };
@@ -110,6 +121,35 @@ macro_rules! commands {
 
         /// The commands registered, in order.
         pub const REGISTERED: &[&str] = &[$(stringify!($name)),*];
+
+        /// Each command's arguments as one struct named as the command, made
+        /// from this same list: `args::save_patient { action, id, input }`.
+        /// Serialized, it is the JSON object the UI's `invoke` sends (camelCase
+        /// keys, as Tauri names arguments), so the tests call commands with it —
+        /// a missing or misspelled argument does not compile, and a parameter
+        /// added to a command is a field every caller must fill. `Debug` names
+        /// the command only: arguments carry patient data.
+        pub mod args {
+            #![allow(non_camel_case_types)]
+            use super::*;
+            $(
+                #[doc = concat!("The arguments of [`", stringify!($name), "`](super::", stringify!($name), ").")]
+                #[derive(Clone, serde::Serialize)]
+                #[serde(rename_all = "camelCase")]
+                pub struct $name { $(pub $arg: $ty),* }
+
+                impl std::fmt::Debug for $name {
+                    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.debug_struct(stringify!($name)).finish_non_exhaustive()
+                    }
+                }
+
+                impl CommandArgs for $name {
+                    const NAME: &'static str = stringify!($name);
+                    type Output = $out;
+                }
+            )*
+        }
 
         /// The TypeScript map `Commands`: each command's arguments and result.
         pub fn typescript_commands() -> String {
@@ -308,5 +348,30 @@ mod tests {
     #[test]
     fn the_build_scripts_list_names_exactly_the_registered_commands() {
         assert_eq!(REGISTERED, COMMANDS);
+    }
+
+    #[test]
+    fn a_commands_arguments_debug_as_its_name_alone_never_the_patient_data() {
+        let args = super::args::find_patients {
+            action: None,
+            query: "Rosa Delgado".into(),
+        };
+
+        assert_eq!(format!("{args:?}"), "find_patients { .. }");
+    }
+
+    #[test]
+    fn a_commands_arguments_serialize_as_the_ui_sends_them() {
+        let args = super::args::draft_order {
+            action: None,
+            patient_id: "pat_1".into(),
+            prescription_ids: vec!["rx_1".into()],
+            key: crate::ipc::CreateKey("k-1".into()),
+        };
+
+        assert_eq!(
+            serde_json::to_value(&args).unwrap(),
+            serde_json::json!({"action": null, "patientId": "pat_1", "prescriptionIds": ["rx_1"], "key": "k-1"})
+        );
     }
 }

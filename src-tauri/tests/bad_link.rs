@@ -12,14 +12,14 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use rxdesk_lib::ipc::{
-    CommandError, DraftForm, EVENT_RETRY, OrderOutcome, PatientInput, PatientOutcome,
-    PatientRecord, PrescriptionOutcome, PrescriptionView, Resumed, RetryEvent, RetryReason, Sex,
-    SignResult,
+    ClinicalEdit, CommandError, DraftForm, EVENT_RETRY, EntryInput, OrderOutcome, PatientInput,
+    PatientOutcome, PatientRecord, PrescriptionOutcome, PrescriptionView, Resumed, RetryEvent,
+    RetryReason, Sex, SignRequest, SignResult,
 };
 use rxdesk_sandbox::audit::{AuditReport, audit_data_dir};
 use rxdesk_sandbox::link::{FaultRates, Latency, LinkSettings, Operation, OperationSettings};
 use rxdesk_sandbox::{Config, Sandbox, Storage};
-use serde_json::{Value, json};
+use serde_json::Value;
 use support::*;
 use tauri::Listener;
 
@@ -88,7 +88,11 @@ fn add_patient(app: &TestApp, last: &str) -> PatientRecord {
         email: None,
         phone: Some("+16175550123".into()),
     };
-    match app.ok("save_patient", json!({"id": null, "input": input})) {
+    match app.invoke_ok(args::save_patient {
+        action: None,
+        id: None,
+        input: input.clone(),
+    }) {
         PatientOutcome::Saved { patient, .. } => *patient,
         other => panic!("not added: {other:?}"),
     }
@@ -112,10 +116,13 @@ fn save_new_draft(
     key: &str,
     form: &DraftForm,
 ) -> Result<PrescriptionOutcome, CommandError> {
-    app.call(
-        "save_draft",
-        json!({"action": new_key(), "patientId": patient_id, "id": null, "key": key, "form": form}),
-    )
+    app.invoke(args::save_draft {
+        action: Some(ActionId(new_key())),
+        patient_id: patient_id.to_owned(),
+        id: None,
+        key: CreateKey(key.to_owned()),
+        form: form.clone(),
+    })
 }
 
 fn saved(outcome: PrescriptionOutcome) -> (PrescriptionView, Option<Resumed>) {
@@ -142,22 +149,24 @@ fn retry_events(app: &TestApp) -> mpsc::Receiver<RetryEvent> {
     rx
 }
 
-/// Runs `cmd` on another thread, as a second click or a keystroke's search
-/// arrives while something else runs.
-fn call_in_thread(
-    app: &TestApp,
-    cmd: &'static str,
-    args: Value,
-) -> thread::JoinHandle<Result<Value, CommandError>> {
+/// Runs the command `args` are for on another thread, as a second click or a
+/// keystroke's search arrives while something else runs.
+fn call_in_thread<A>(app: &TestApp, args: A) -> thread::JoinHandle<Result<A::Output, CommandError>>
+where
+    A: CommandArgs + Send + 'static,
+    A::Output: serde::de::DeserializeOwned + Send + 'static,
+{
     let window = app.window.clone();
-    thread::spawn(move || call_on(&window, cmd, args))
+    thread::spawn(move || invoke_on(&window, args))
 }
 
 /// Cancels `action` as soon as it runs (it may take a moment to start).
 fn cancel_once_running(app: &TestApp, action: &str) -> bool {
     let until = Instant::now() + Duration::from_secs(10);
     while Instant::now() < until {
-        if app.ok::<bool>("cancel_action", json!({"action": action})) {
+        if app.invoke_ok(args::cancel_action {
+            action: ActionId(action.into()),
+        }) {
             return true;
         }
         thread::sleep(Duration::from_millis(20));
@@ -240,16 +249,20 @@ fn an_order_whose_answer_was_lost_is_made_once_with_the_prescriptions_chosen_sin
     );
     let key = new_key();
     answers_lost(&sandbox, Operation::OrderDraft);
-    let first: Result<OrderOutcome, _> = app.call(
-        "draft_order",
-        json!({"action": null, "patientId": patient.id, "prescriptionIds": [one.id], "key": key}),
-    );
+    let first: Result<OrderOutcome, _> = app.invoke(args::draft_order {
+        action: None,
+        patient_id: patient.id.clone(),
+        prescription_ids: vec![one.id.clone()],
+        key: CreateKey(key.to_owned()),
+    });
     clear_link(&sandbox);
 
-    let again: OrderOutcome = app.ok(
-        "draft_order",
-        json!({"action": null, "patientId": patient.id, "prescriptionIds": [one.id, two.id], "key": key}),
-    );
+    let again: OrderOutcome = app.invoke_ok(args::draft_order {
+        action: None,
+        patient_id: patient.id.clone(),
+        prescription_ids: vec![one.id.clone(), two.id.clone()],
+        key: CreateKey(key.to_owned()),
+    });
 
     assert!(first.is_err(), "{first:?}");
     let OrderOutcome::Saved { order, resumed, .. } = again else {
@@ -274,17 +287,20 @@ fn a_double_submit_of_the_same_new_draft_sends_it_once() {
     let (sandbox, app) = signed_in_on_disk(&dir, MO);
     let patient = add_patient(&app, "Doubleclick");
     slow(&sandbox, Operation::PrescriptionDraft, 400);
-    let args = |action: &str| {
-        json!({"action": action, "patientId": patient.id, "id": null, "key": "double-click-key",
-               "form": amoxicillin("Take 1 twice daily.")})
+    let click = |action: &str| args::save_draft {
+        action: Some(ActionId(action.into())),
+        patient_id: patient.id.clone(),
+        id: None,
+        key: CreateKey("double-click-key".into()),
+        form: amoxicillin("Take 1 twice daily."),
     };
 
-    let first = call_in_thread(&app, "save_draft", args("click-1"));
+    let first = call_in_thread(&app, click("click-1"));
     thread::sleep(Duration::from_millis(100));
-    let second = call_in_thread(&app, "save_draft", args("click-2"));
+    let second = call_in_thread(&app, click("click-2"));
     let (first, second) = (first.join().unwrap(), second.join().unwrap());
 
-    let id = |v: Result<Value, CommandError>| v.unwrap()["prescription"]["id"].clone();
+    let id = |outcome: Result<PrescriptionOutcome, CommandError>| saved(outcome.unwrap()).0.id;
     assert_eq!(id(first), id(second));
     let requests = sandbox.link().counters().requests;
     assert_eq!(requests.get(&Operation::PrescriptionDraft), Some(&1));
@@ -308,10 +324,10 @@ fn retry_notices_reach_the_notifier_under_the_actions_id() {
     };
     set_link(&sandbox, Operation::Get, upstream, None);
 
-    let answer: Result<PatientRecord, _> = app.call(
-        "get_patient",
-        json!({"action": "open-patient-1", "id": patient.id}),
-    );
+    let answer: Result<PatientRecord, _> = app.invoke(args::get_patient {
+        action: Some(ActionId("open-patient-1".into())),
+        id: patient.id.clone(),
+    });
 
     assert!(
         matches!(answer, Err(CommandError::Server { .. })),
@@ -344,10 +360,13 @@ fn a_signatures_retries_are_told_as_that_drafts() {
     };
     set_link(&sandbox, Operation::PrescriptionSign, unavailable, None);
 
-    let results: Vec<SignResult> = app.ok(
-        "sign_prescriptions",
-        json!({"action": "sign-1", "items": [{"id": rx.id, "contentHash": rx.content_hash}]}),
-    );
+    let results: Vec<SignResult> = app.invoke_ok(args::sign_prescriptions {
+        action: Some(ActionId("sign-1".into())),
+        items: vec![SignRequest {
+            id: rx.id.clone(),
+            content_hash: rx.content_hash.clone(),
+        }],
+    });
 
     assert!(
         matches!(results[0], SignResult::Failed { .. }),
@@ -374,8 +393,10 @@ fn cancelling_a_search_stops_it_and_answers_cancelled() {
 
     let search = call_in_thread(
         &app,
-        "find_patients",
-        json!({"action": "search-1", "query": "Delgado"}),
+        args::find_patients {
+            action: Some(ActionId("search-1".into())),
+            query: "Delgado".into(),
+        },
     );
     let stopped = cancel_once_running(&app, "search-1");
 
@@ -393,21 +414,31 @@ fn a_change_under_way_is_not_cancelled_and_runs_to_its_end() {
     app.sign_in_as(MO);
     let patient = add_patient(&app, "Notcancelled");
     slow(&sandbox, Operation::PatientUpdate, 600);
-    let edit = json!({"addAllergies": [{"name": "Penicillins", "id": null, "status": null}],
-                      "removeAllergies": [], "noKnownAllergies": false, "addMedications": [],
-                      "removeMedications": [], "addDiagnoses": [], "removeDiagnoses": []});
+    let edit = ClinicalEdit {
+        add_allergies: vec![EntryInput {
+            name: Some("Penicillins".into()),
+            id: None,
+            status: None,
+        }],
+        ..Default::default()
+    };
 
     let change = call_in_thread(
         &app,
-        "edit_clinical",
-        json!({"action": "edit-1", "id": patient.id, "edit": edit}),
+        args::edit_clinical {
+            action: Some(ActionId("edit-1".into())),
+            id: patient.id.clone(),
+            edit,
+        },
     );
     thread::sleep(Duration::from_millis(200));
-    let stopped: bool = app.ok("cancel_action", json!({"action": "edit-1"}));
+    let stopped: bool = app.invoke_ok(args::cancel_action {
+        action: ActionId("edit-1".into()),
+    });
     let answer = change.join().unwrap();
 
     assert!(!stopped);
-    let outcome: PatientOutcome = serde_json::from_value(answer.unwrap()).unwrap();
+    let outcome = answer.unwrap();
     let PatientOutcome::Saved { patient, .. } = outcome else {
         panic!("not saved: {outcome:?}");
     };
@@ -475,8 +506,7 @@ impl KeyOnlyNetwork {
                 .unwrap()
         }
 
-        // reqwest has no crypto provider of its own (the client crate brings one).
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        install_crypto();
         let by_key_alone = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let shared: Shared = (
             sandbox.url().clone(),
@@ -544,7 +574,10 @@ fn a_new_draft_whose_key_answers_another_patients_draft_is_refused_and_that_draf
     );
 
     refused_as_another_patients(again);
-    let now: PrescriptionView = app.ok("get_prescription", json!({"action": null, "id": kept.id}));
+    let now: PrescriptionView = app.invoke_ok(args::get_prescription {
+        action: None,
+        id: kept.id.clone(),
+    });
     assert_eq!(now.instructions.as_deref(), Some("Take 1 twice daily."));
     assert_eq!(now.patient_id.as_deref(), Some(first_patient.id.as_str()));
 }
@@ -561,23 +594,29 @@ fn a_new_order_whose_key_answers_another_patients_order_is_refused_and_that_orde
         &amoxicillin("Take 1 twice daily."),
     );
     let key = new_key();
-    let kept: OrderOutcome = app.ok(
-        "draft_order",
-        json!({"action": null, "patientId": first_patient.id, "prescriptionIds": [first_rx.id], "key": key}),
-    );
+    let kept: OrderOutcome = app.invoke_ok(args::draft_order {
+        action: None,
+        patient_id: first_patient.id.clone(),
+        prescription_ids: vec![first_rx.id.clone()],
+        key: CreateKey(key.to_owned()),
+    });
     let OrderOutcome::Saved { order: kept, .. } = kept else {
         panic!("not saved: {kept:?}");
     };
     network.answer_by_key_alone();
 
-    let again: Result<OrderOutcome, CommandError> = app.call(
-        "draft_order",
-        json!({"action": null, "patientId": second_patient.id, "prescriptionIds": [second_rx.id], "key": key}),
-    );
+    let again: Result<OrderOutcome, CommandError> = app.invoke(args::draft_order {
+        action: None,
+        patient_id: second_patient.id.clone(),
+        prescription_ids: vec![second_rx.id.clone()],
+        key: CreateKey(key.to_owned()),
+    });
 
     refused_as_another_patients(again);
-    let now: rxdesk_lib::ipc::OrderView =
-        app.ok("get_order", json!({"action": null, "id": kept.id}));
+    let now: rxdesk_lib::ipc::OrderView = app.invoke_ok(args::get_order {
+        action: None,
+        id: kept.id.clone(),
+    });
     let on: Vec<&str> = now.prescriptions.iter().map(|p| p.id.as_str()).collect();
     assert_eq!(on, vec![first_rx.id.as_str()], "the order was not edited");
 }

@@ -12,12 +12,12 @@ use std::time::Duration;
 use rxdesk_lib::index::{Index, UsedTemplate};
 use rxdesk_lib::ipc::{
     AlertKind, AppStatus, ChangeStatus, ChoiceView, ClinicalEdit, CommandError, DiagnosisPick,
-    DraftForm, DraftStatus, EntryInput, ExceptionKind, LinkEvent, LinkTarget, NetworkCheck,
-    OrderOutcome, OrderState, OrderView, PatientInput, PatientOutcome, PatientRecord,
-    PatientSummary, PatientWork, PharmacyAnswer, PharmacySearch, PrescriptionOutcome,
-    PrescriptionView, PriceKind, RecordKind, Revocation, SessionEnd, SessionEvent, SessionStorage,
-    Sex, SignInEvent, SignInFailure, SignOutSummary, SignRequest, SignResult, SigningState,
-    TemplateView, WorkLists,
+    DraftForm, DraftStatus, EntryInput, EnvironmentInput, ExceptionKind, Fulfillment, LinkEvent,
+    LinkTarget, NetworkCheck, OrderOutcome, OrderState, OrderView, PatientInput, PatientOutcome,
+    PatientRecord, PatientSummary, PatientWork, PharmacyAnswer, PharmacySearch,
+    PrescriptionOutcome, PrescriptionView, PriceKind, RecordKind, Revocation, SessionEnd,
+    SessionEvent, SessionStorage, Sex, SignInEvent, SignInFailure, SignOutSummary, SignRequest,
+    SignResult, SigningState, TemplateView, WorkLists,
 };
 use rxdesk_lib::session_store::SessionStore;
 use serde_json::{Value, json};
@@ -33,7 +33,7 @@ const MOBILE: &str = "+16175550123";
 // ---- helpers: the UI's calls ---------------------------------------------------------
 
 fn status(app: &TestApp) -> AppStatus {
-    app.ok("app_status", json!({}))
+    app.invoke_ok(args::app_status {})
 }
 
 /// A sandbox and the app signed in to it as `email` (at Maple Street Clinic).
@@ -57,7 +57,11 @@ fn form(first: &str, last: &str, date_of_birth: &str) -> PatientInput {
 }
 
 fn save_patient(app: &TestApp, id: Option<&str>, input: &PatientInput) -> PatientOutcome {
-    app.ok("save_patient", json!({"id": id, "input": input}))
+    app.invoke_ok(args::save_patient {
+        action: None,
+        id: id.map(str::to_owned),
+        input: input.clone(),
+    })
 }
 
 /// Adds a new patient (nobody on record has this name); returns the record.
@@ -69,7 +73,10 @@ fn add_patient(app: &TestApp, first: &str, last: &str) -> PatientRecord {
 }
 
 fn find_patients(app: &TestApp, query: &str) -> Vec<PatientSummary> {
-    app.ok("find_patients", json!({"query": query}))
+    app.invoke_ok(args::find_patients {
+        action: None,
+        query: query.to_owned(),
+    })
 }
 
 /// The one demo patient found for `name` (e.g. "Rosa Delgado").
@@ -80,7 +87,11 @@ fn demo_patient(app: &TestApp, name: &str) -> PatientSummary {
 }
 
 fn edit_clinical(app: &TestApp, id: &str, edit: &ClinicalEdit) -> PatientOutcome {
-    app.ok("edit_clinical", json!({"id": id, "edit": edit}))
+    app.invoke_ok(args::edit_clinical {
+        action: None,
+        id: id.to_owned(),
+        edit: edit.clone(),
+    })
 }
 
 fn saved_patient(outcome: PatientOutcome) -> (PatientRecord, Vec<rxdesk_lib::ipc::ChangeNote>) {
@@ -126,10 +137,13 @@ fn save_draft(
     id: Option<&str>,
     form: &DraftForm,
 ) -> PrescriptionOutcome {
-    app.ok(
-        "save_draft",
-        json!({"patientId": patient_id, "id": id, "key": new_key(), "form": form}),
-    )
+    app.invoke_ok(args::save_draft {
+        action: None,
+        patient_id: patient_id.to_owned(),
+        id: id.map(str::to_owned),
+        key: create_key(),
+        form: form.clone(),
+    })
 }
 
 /// A new draft, saved; returns it as the network holds it.
@@ -149,7 +163,10 @@ fn sign(app: &TestApp, shown: &[&PrescriptionView]) -> Vec<SignResult> {
             content_hash: p.content_hash.clone(),
         })
         .collect();
-    app.ok("sign_prescriptions", json!({"items": items}))
+    app.invoke_ok(args::sign_prescriptions {
+        action: None,
+        items: items.clone(),
+    })
 }
 
 fn signed(result: &SignResult) -> &PrescriptionView {
@@ -167,10 +184,12 @@ fn order_saved(outcome: OrderOutcome) -> (OrderView, Vec<rxdesk_lib::ipc::Change
 }
 
 fn draft_order(app: &TestApp, patient_id: &str, prescription_ids: &[&str]) -> OrderView {
-    let outcome = app.ok(
-        "draft_order",
-        json!({"patientId": patient_id, "prescriptionIds": prescription_ids, "key": new_key()}),
-    );
+    let outcome = app.invoke_ok(args::draft_order {
+        action: None,
+        patient_id: patient_id.to_owned(),
+        prescription_ids: prescription_ids.iter().map(|id| (*id).to_owned()).collect(),
+        key: create_key(),
+    });
     let (order, notes) = order_saved(outcome);
     assert!(notes.is_empty(), "{notes:?}");
     order
@@ -187,13 +206,13 @@ fn order_ready_to_send(app: &TestApp, last: &str) -> OrderView {
 /// Whether a workflow now answers `SignedOut` (the session is gone).
 fn is_signed_out(app: &TestApp) -> bool {
     matches!(
-        app.call::<WorkLists>("work_lists", json!({})),
+        app.invoke(args::work_lists { action: None }),
         Err(CommandError::SignedOut { .. })
     )
 }
 
 fn work_lists(app: &TestApp) -> WorkLists {
-    app.ok("work_lists", json!({}))
+    app.invoke_ok(args::work_lists { action: None })
 }
 
 fn ids<'a>(items: impl IntoIterator<Item = &'a String>) -> BTreeSet<&'a str> {
@@ -264,7 +283,7 @@ fn locking_after_idle_time_ends_the_session_so_going_on_needs_a_fresh_sign_in() 
     app.sign_in_as(ADA);
     assert_eq!(status(&app).idle_lock_seconds, 15 * 60);
 
-    let summary: SignOutSummary = app.ok("lock_session", json!({}));
+    let summary: SignOutSummary = app.invoke_ok(args::lock_session {});
 
     assert_eq!(summary.revocation, Revocation::Revoked);
     assert_eq!(stored_session(&keyring), None);
@@ -274,7 +293,9 @@ fn locking_after_idle_time_ends_the_session_so_going_on_needs_a_fresh_sign_in() 
 /// The authorize URL of the next sign-in, and the sign-in finished as `email`.
 fn sign_in_url(app: &TestApp, email: &str) -> url::Url {
     app.browser.set(Act::SignIn(email.to_owned()));
-    let () = app.ok("sign_in", json!({}));
+    let () = app.invoke_ok(args::sign_in {
+        this_run_only: None,
+    });
     let SignInEvent::Waiting { url, .. } = app.next_sign_in_event() else {
         panic!("no waiting event");
     };
@@ -310,17 +331,23 @@ fn lock_ends_the_sessions_of_every_environment() {
     let keyring = mock_keyring();
     let app = TestApp::start(Options::new(&sandbox, &keyring));
     // Signed in on the built-in Local sandbox, then on the variables' network.
-    let _: AppStatus = app.ok("select_environment", json!({"id": "sandbox"}));
+    let _: AppStatus = app.invoke_ok(args::select_environment {
+        id: "sandbox".into(),
+    });
     app.sign_in_as(ADA);
-    let _: AppStatus = app.ok("select_environment", json!({"id": ENV_ID}));
+    let _: AppStatus = app.invoke_ok(args::select_environment {
+        id: ENV_ID.to_owned(),
+    });
     app.sign_in_as(ADA);
 
-    let _: SignOutSummary = app.ok("lock_session", json!({}));
+    let _: SignOutSummary = app.invoke_ok(args::lock_session {});
 
     let environments = status(&app).environments;
     assert!(environments.len() >= 2, "{environments:?}");
     for environment in environments {
-        let picked: AppStatus = app.ok("select_environment", json!({"id": environment.id}));
+        let picked: AppStatus = app.invoke_ok(args::select_environment {
+            id: environment.id.clone(),
+        });
         assert_eq!(
             picked.session, None,
             "picking {} after the lock signed someone in",
@@ -342,8 +369,12 @@ fn picking_another_environment_ends_the_session_rather_than_keeping_two() {
     let app = TestApp::start(Options::new(&sandbox, &keyring));
     app.sign_in_as(ADA);
 
-    let _: AppStatus = app.ok("select_environment", json!({"id": "sandbox"}));
-    let back: AppStatus = app.ok("select_environment", json!({"id": ENV_ID}));
+    let _: AppStatus = app.invoke_ok(args::select_environment {
+        id: "sandbox".into(),
+    });
+    let back: AppStatus = app.invoke_ok(args::select_environment {
+        id: ENV_ID.to_owned(),
+    });
 
     assert_eq!(back.session, None, "coming back restored the session");
     assert_eq!(stored_session(&keyring), None);
@@ -358,13 +389,7 @@ fn removing_the_environment_in_use_signs_out_and_says_so() {
     let sandbox = sandbox();
     let keyring = mock_keyring();
     let app = TestApp::start(Options::new(&sandbox, &keyring));
-    let url = sandbox.url().to_string();
-    let saved: AppStatus = app.ok(
-        "save_environment",
-        json!({"input": {"name": "Clinic", "authUrl": url, "apiUrl": url,
-                         "audience": "rxdesk-sandbox", "clientId": "rxdesk-desktop",
-                         "callbackPort": null, "clientSecret": null, "requireIssuer": false}}),
-    );
+    let saved: AppStatus = app.invoke_ok(clinic_at(sandbox.url()));
     let clinic = saved
         .environments
         .iter()
@@ -372,12 +397,16 @@ fn removing_the_environment_in_use_signs_out_and_says_so() {
         .unwrap()
         .id
         .clone();
-    let _: AppStatus = app.ok("select_environment", json!({"id": clinic}));
+    let _: AppStatus = app.invoke_ok(args::select_environment {
+        id: clinic.to_owned(),
+    });
     app.sign_in_as(ADA);
     let old: rxdesk_client::Session =
         serde_json::from_value(stored_session(&keyring).unwrap()).unwrap();
 
-    let after: AppStatus = app.ok("remove_environment", json!({"id": clinic}));
+    let after: AppStatus = app.invoke_ok(args::remove_environment {
+        id: clinic.to_owned(),
+    });
 
     assert_eq!(after.session, None);
     assert!(matches!(
@@ -409,11 +438,19 @@ fn eventually(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
 }
 
 /// The Settings form for the environment "Clinic" at `url` (the sandbox's client).
-fn clinic_at(url: &url::Url) -> Value {
-    let url = url.to_string();
-    json!({"input": {"name": "Clinic", "authUrl": url, "apiUrl": url,
-                     "audience": "rxdesk-sandbox", "clientId": "rxdesk-desktop",
-                     "callbackPort": null, "clientSecret": null, "requireIssuer": false}})
+fn clinic_at(url: &url::Url) -> args::save_environment {
+    args::save_environment {
+        input: EnvironmentInput {
+            name: "Clinic".into(),
+            auth_url: url.to_string(),
+            api_url: url.to_string(),
+            audience: "rxdesk-sandbox".into(),
+            client_id: "rxdesk-desktop".into(),
+            callback_port: None,
+            client_secret: None,
+            require_issuer: false,
+        },
+    }
 }
 
 #[test]
@@ -422,7 +459,7 @@ fn saving_the_environment_in_use_with_new_addresses_revokes_its_session_at_the_o
     let new_network = sandbox();
     let keyring = mock_keyring();
     let app = TestApp::start(Options::new(&old_network, &keyring));
-    let saved: AppStatus = app.ok("save_environment", clinic_at(old_network.url()));
+    let saved: AppStatus = app.invoke_ok(clinic_at(old_network.url()));
     let clinic = saved
         .environments
         .iter()
@@ -430,12 +467,14 @@ fn saving_the_environment_in_use_with_new_addresses_revokes_its_session_at_the_o
         .unwrap()
         .id
         .clone();
-    let _: AppStatus = app.ok("select_environment", json!({"id": clinic}));
+    let _: AppStatus = app.invoke_ok(args::select_environment {
+        id: clinic.to_owned(),
+    });
     app.sign_in_as(ADA);
     let old: rxdesk_client::Session =
         serde_json::from_value(stored_session(&keyring).unwrap()).unwrap();
 
-    let after: AppStatus = app.ok("save_environment", clinic_at(new_network.url()));
+    let after: AppStatus = app.invoke_ok(clinic_at(new_network.url()));
 
     assert_eq!(after.active_environment, clinic);
     assert_eq!(after.session, None, "the old session is still held");
@@ -456,7 +495,7 @@ fn saving_the_environment_in_use_with_new_addresses_revokes_its_session_at_the_o
         matches!(renewed, Err(rxdesk_client::ClientError::SignedOut { ref code, .. }) if code != "other_environment"),
         "the old refresh token still works (or was never tried): {renewed:?}"
     );
-    let summary: SignOutSummary = app.ok("sign_out", json!({}));
+    let summary: SignOutSummary = app.invoke_ok(args::sign_out {});
     assert_eq!(summary.revocation, Revocation::NothingToRevoke);
 }
 
@@ -465,7 +504,7 @@ fn saving_the_environment_in_use_with_the_same_addresses_keeps_its_session() {
     let sandbox = sandbox();
     let keyring = mock_keyring();
     let app = TestApp::start(Options::new(&sandbox, &keyring));
-    let saved: AppStatus = app.ok("save_environment", clinic_at(sandbox.url()));
+    let saved: AppStatus = app.invoke_ok(clinic_at(sandbox.url()));
     let clinic = saved
         .environments
         .iter()
@@ -473,12 +512,14 @@ fn saving_the_environment_in_use_with_the_same_addresses_keeps_its_session() {
         .unwrap()
         .id
         .clone();
-    let _: AppStatus = app.ok("select_environment", json!({"id": clinic}));
+    let _: AppStatus = app.invoke_ok(args::select_environment {
+        id: clinic.to_owned(),
+    });
     app.sign_in_as(ADA);
     let mut same = clinic_at(sandbox.url());
-    same["input"]["requireIssuer"] = json!(true);
+    same.input.require_issuer = true;
 
-    let after: AppStatus = app.ok("save_environment", same);
+    let after: AppStatus = app.invoke_ok(same);
 
     assert_eq!(after.session.expect("signed in").user_email, ADA);
     assert!(stored_session(&keyring).is_some());
@@ -516,7 +557,10 @@ fn the_core_locks_a_session_idle_past_the_limit_whatever_the_webview_does() {
     app.sign_in_as(ADA);
     std::thread::sleep(Duration::from_millis(1_200));
 
-    let answer = app.call::<Vec<PatientSummary>>("find_patients", json!({"query": "Delgado"}));
+    let answer = app.invoke(args::find_patients {
+        action: None,
+        query: "Delgado".into(),
+    });
 
     assert!(
         matches!(answer, Err(CommandError::SignedOut { ref message }) if message.contains("locked")),
@@ -527,7 +571,7 @@ fn the_core_locks_a_session_idle_past_the_limit_whatever_the_webview_does() {
         Some(SessionEnd::Locked { .. })
     ));
     assert_eq!(stored_session(&keyring), None);
-    let late: Result<(), CommandError> = app.call("note_activity", json!({}));
+    let late: Result<(), CommandError> = app.invoke(args::note_activity {});
     assert!(late.is_ok(), "nobody signed in: input changes nothing");
     assert!(is_signed_out(&app));
 }
@@ -543,7 +587,7 @@ fn input_reported_after_the_idle_limit_does_not_unlock() {
     app.sign_in_as(ADA);
     std::thread::sleep(Duration::from_millis(1_200));
 
-    let late = app.call::<()>("note_activity", json!({}));
+    let late = app.invoke(args::note_activity {});
 
     assert!(
         matches!(late, Err(CommandError::SignedOut { .. })),
@@ -559,9 +603,9 @@ fn the_sign_in_after_a_lock_asks_the_network_for_a_fresh_login() {
     let app = TestApp::start(Options::new(&sandbox, &keyring));
     let first = sign_in_url(&app, ADA);
 
-    let _: SignOutSummary = app.ok("lock_session", json!({}));
+    let _: SignOutSummary = app.invoke_ok(args::lock_session {});
     let after_lock = sign_in_url(&app, ADA);
-    let _: SignOutSummary = app.ok("sign_out", json!({}));
+    let _: SignOutSummary = app.invoke_ok(args::sign_out {});
     let after_sign_out = sign_in_url(&app, ADA);
 
     assert!(asks_fresh_login(&first), "at start: {first}");
@@ -583,7 +627,7 @@ fn sign_out_with_the_network_unreachable_says_the_session_was_not_revoked() {
     app.sign_in_as(ADA);
     tauri::async_runtime::block_on(sandbox.shutdown());
 
-    let summary: SignOutSummary = app.ok("sign_out", json!({}));
+    let summary: SignOutSummary = app.invoke_ok(args::sign_out {});
 
     assert!(
         matches!(summary.revocation, Revocation::Failed { ref message } if !message.is_empty()),
@@ -606,7 +650,7 @@ fn a_keyring_that_fails_to_delete_at_sign_out_is_reported() {
         keyring_core::Error::PlatformFailure("the keyring broke".into()),
     );
 
-    let summary: SignOutSummary = app.ok("sign_out", json!({}));
+    let summary: SignOutSummary = app.invoke_ok(args::sign_out {});
 
     let problem = summary
         .keyring_problem
@@ -641,7 +685,7 @@ fn sign_out_removes_the_stored_session_and_revokes_its_refresh_token() {
     let old: rxdesk_client::Session =
         serde_json::from_value(stored_session(&keyring).unwrap()).unwrap();
 
-    let summary: SignOutSummary = app.ok("sign_out", json!({}));
+    let summary: SignOutSummary = app.invoke_ok(args::sign_out {});
 
     assert_eq!(summary.revocation, Revocation::Revoked);
     assert_eq!(summary.keyring_problem, None);
@@ -669,7 +713,10 @@ fn sign_out_removes_the_stored_session_and_revokes_its_refresh_token() {
         "the revoked refresh token still works (or was never tried): {renewed:?}"
     );
     assert!(matches!(
-        app.call::<Value>("find_patients", json!({"query": "Delgado"})),
+        app.invoke(args::find_patients {
+            action: None,
+            query: "Delgado".into()
+        }),
         Err(CommandError::SignedOut { .. })
     ));
 }
@@ -693,10 +740,11 @@ fn a_rejected_token_without_renewal_answers_signed_out_mid_form_and_ends_the_ses
         "restored without a network call"
     );
 
-    let answer = app.call::<PatientOutcome>(
-        "save_patient",
-        json!({"id": null, "input": form("Kept", "Typed", "1990-01-01")}),
-    );
+    let answer = app.invoke(args::save_patient {
+        action: None,
+        id: None,
+        input: form("Kept", "Typed", "1990-01-01"),
+    });
 
     assert!(
         matches!(answer, Err(CommandError::SignedOut { .. })),
@@ -768,7 +816,7 @@ fn a_rejected_token_is_renewed_silently_before_the_work_lists_are_read() {
     reject_the_stored_access_token(&keyring);
     let app = TestApp::start(options);
 
-    let lists = app.call::<WorkLists>("work_lists", json!({}));
+    let lists = app.invoke(args::work_lists { action: None });
 
     let lists = lists.unwrap_or_else(|e| panic!("not renewed: {e:?}"));
     assert_eq!(
@@ -805,7 +853,9 @@ fn pressing_cancel_on_the_sign_in_page_reaches_the_ui_as_access_denied() {
     let app = TestApp::start(Options::new(&sandbox, &mock_keyring()));
     app.browser.set(Act::Cancel);
 
-    let () = app.ok("sign_in", json!({}));
+    let () = app.invoke_ok(args::sign_in {
+        this_run_only: None,
+    });
 
     assert!(matches!(
         app.next_sign_in_event(),
@@ -825,9 +875,11 @@ fn pressing_cancel_on_the_sign_in_page_reaches_the_ui_as_access_denied() {
 fn cancel_in_the_app_ends_the_wait_and_open_again_needs_a_waiting_sign_in() {
     let sandbox = sandbox();
     let app = TestApp::start(Options::new(&sandbox, &mock_keyring()));
-    assert!(app.call::<()>("open_sign_in_again", json!({})).is_err());
+    assert!(app.invoke(args::open_sign_in_again {}).is_err());
 
-    let () = app.ok("sign_in", json!({}));
+    let () = app.invoke_ok(args::sign_in {
+        this_run_only: None,
+    });
     let SignInEvent::Waiting {
         url,
         browser_opened,
@@ -837,8 +889,8 @@ fn cancel_in_the_app_ends_the_wait_and_open_again_needs_a_waiting_sign_in() {
     };
     assert!(browser_opened);
     assert!(url.contains("code_challenge_method=S256"), "{url}");
-    let () = app.ok("open_sign_in_again", json!({}));
-    let () = app.ok("cancel_sign_in", json!({}));
+    let () = app.invoke_ok(args::open_sign_in_again {});
+    let () = app.invoke_ok(args::cancel_sign_in {});
 
     assert!(matches!(
         app.next_sign_in_event(),
@@ -890,7 +942,9 @@ fn a_sign_in_completing_after_it_was_cancelled_leaves_its_refresh_token_revoked(
     sandbox.link().set(slow_tokens).unwrap();
     let app = TestApp::start(Options::new(&sandbox, &mock_keyring()));
     app.browser.set(Act::SignIn(ADA.to_owned()));
-    let () = app.ok("sign_in", json!({}));
+    let () = app.invoke_ok(args::sign_in {
+        this_run_only: None,
+    });
     let exchanging = || {
         let counters = sandbox.link().counters();
         counters
@@ -905,7 +959,7 @@ fn a_sign_in_completing_after_it_was_cancelled_leaves_its_refresh_token_revoked(
         "the code never reached the token endpoint"
     );
 
-    let _: SignOutSummary = app.ok("lock_session", json!({}));
+    let _: SignOutSummary = app.invoke_ok(args::lock_session {});
 
     let all_revoked = || {
         let (issued, live) = refresh_tokens_issued_and_live(dir.path());
@@ -929,7 +983,9 @@ fn no_callback_in_time_reaches_the_ui_as_a_timeout() {
     options.sign_in_timeout = Duration::from_secs(1);
     let app = TestApp::start(options);
 
-    let () = app.ok("sign_in", json!({}));
+    let () = app.invoke_ok(args::sign_in {
+        this_run_only: None,
+    });
 
     assert!(matches!(
         app.next_sign_in_event(),
@@ -949,22 +1005,36 @@ fn an_environment_carrying_a_client_secret_is_refused_on_that_field() {
     let sandbox = sandbox();
     let app = TestApp::start(Options::new(&sandbox, &mock_keyring()));
 
-    let answer = app.call::<AppStatus>(
-        "save_environment",
-        json!({"input": {"name": "Leaky", "authUrl": "https://auth.example", "apiUrl": "https://api.example",
-                          "audience": "aud", "clientId": "desk", "callbackPort": null, "clientSecret": "s3cret", "requireIssuer": false}}),
-    );
+    let answer = app.invoke(args::save_environment {
+        input: EnvironmentInput {
+            name: "Leaky".into(),
+            auth_url: "https://auth.example".into(),
+            api_url: "https://api.example".into(),
+            audience: "aud".into(),
+            client_id: "desk".into(),
+            callback_port: None,
+            client_secret: Some("s3cret".into()),
+            require_issuer: false,
+        },
+    });
 
     assert!(
         matches!(&answer, Err(CommandError::Invalid { field: Some(f), message, .. })
             if f == "client_secret" && message.contains("public client must never hold a secret")),
         "{answer:?}"
     );
-    let saved: AppStatus = app.ok(
-        "save_environment",
-        json!({"input": {"name": "Staging", "authUrl": "https://auth.example", "apiUrl": "https://api.example",
-                          "audience": "aud", "clientId": "desk", "callbackPort": null, "clientSecret": null, "requireIssuer": false}}),
-    );
+    let saved: AppStatus = app.invoke_ok(args::save_environment {
+        input: EnvironmentInput {
+            name: "Staging".into(),
+            auth_url: "https://auth.example".into(),
+            api_url: "https://api.example".into(),
+            audience: "aud".into(),
+            client_id: "desk".into(),
+            callback_port: None,
+            client_secret: None,
+            require_issuer: false,
+        },
+    });
     let names: Vec<_> = saved.environments.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(names[0], "Local sandbox");
     assert!(names.contains(&"Staging"));
@@ -1046,7 +1116,7 @@ fn a_session_of_another_local_sandbox_is_not_taken_up() {
 fn the_network_check_finds_the_sandbox_compatible_with_what_the_app_sends() {
     let (_sandbox, app) = signed_in(ADA);
 
-    let check: NetworkCheck = app.ok("check_network", json!({}));
+    let check: NetworkCheck = app.invoke_ok(args::check_network {});
 
     assert_eq!(check, NetworkCheck::Compatible);
 }
@@ -1076,7 +1146,10 @@ fn searching_by_name_answers_candidates_and_never_creates_anyone() {
         find_patients(&app, "Newcombe").is_empty(),
         "the search added nobody"
     );
-    let rosa: PatientRecord = app.ok("get_patient", json!({"id": first[0].id}));
+    let rosa: PatientRecord = app.invoke_ok(args::get_patient {
+        action: None,
+        id: first[0].id.clone(),
+    });
     assert_eq!(rosa.full_name, "Rosa Delgado");
 }
 
@@ -1257,7 +1330,10 @@ fn no_known_allergies_clears_the_allergy_list() {
 fn a_drug_look_up_offers_the_catalogs_drugs_as_options_and_creates_nothing() {
     let (_sandbox, app) = signed_in(ADA);
 
-    let options: Vec<ChoiceView> = app.ok("look_up_drug", json!({"query": "amoxicillin"}));
+    let options: Vec<ChoiceView> = app.invoke_ok(args::look_up_drug {
+        action: None,
+        query: "amoxicillin".into(),
+    });
 
     assert!(options.len() > 1, "{options:?}");
     assert!(
@@ -1277,7 +1353,10 @@ fn a_drug_look_up_offers_the_catalogs_drugs_as_options_and_creates_nothing() {
 fn a_diagnosis_look_up_offers_the_catalogs_icd10_diagnoses_and_creates_nothing() {
     let (_sandbox, app) = signed_in(ADA);
 
-    let options: Vec<ChoiceView> = app.ok("look_up_diagnosis", json!({"query": "pharyngitis"}));
+    let options: Vec<ChoiceView> = app.invoke_ok(args::look_up_diagnosis {
+        action: None,
+        query: "pharyngitis".into(),
+    });
 
     assert_eq!(options.len(), 1, "{options:?}");
     assert_eq!(options[0].label, "J02.9 Acute pharyngitis, unspecified");
@@ -1288,7 +1367,10 @@ fn a_diagnosis_look_up_offers_the_catalogs_icd10_diagnoses_and_creates_nothing()
 /// Amoxicillin with a diagnosis chosen from the look-up, a note to the
 /// pharmacy and dispense-as-written.
 fn whole(app: &TestApp) -> DraftForm {
-    let options: Vec<ChoiceView> = app.ok("look_up_diagnosis", json!({"query": "J02"}));
+    let options: Vec<ChoiceView> = app.invoke_ok(args::look_up_diagnosis {
+        action: None,
+        query: "J02".into(),
+    });
     let option = options.first().expect("a diagnosis option");
     DraftForm {
         dispense_as_written: Some(true),
@@ -1371,7 +1453,11 @@ fn the_note_and_diagnoses_leave_the_content_hash_as_it_was() {
 }
 
 fn prescribe_again(app: &TestApp, id: &str) -> PrescriptionView {
-    match app.ok("prescribe_again", json!({"id": id, "key": new_key()})) {
+    match app.invoke_ok(args::prescribe_again {
+        action: None,
+        id: id.to_owned(),
+        key: create_key(),
+    }) {
         PrescriptionOutcome::Saved { prescription, .. } => *prescription,
         other => panic!("not drafted again: {other:?}"),
     }
@@ -1432,10 +1518,11 @@ fn a_draft_is_not_prescribed_again() {
     let patient = add_patient(&app, "Renata", "Draft");
     let unsigned = draft(&app, &patient.id, &drug(AMOXICILLIN));
 
-    let refused = app.call::<PrescriptionOutcome>(
-        "prescribe_again",
-        json!({"id": unsigned.id, "key": new_key()}),
-    );
+    let refused = app.invoke(args::prescribe_again {
+        action: None,
+        id: unsigned.id.clone(),
+        key: create_key(),
+    });
 
     assert!(
         matches!(&refused, Err(CommandError::Invalid { code, .. }) if code == "NOT_SIGNED"),
@@ -1492,7 +1579,9 @@ fn a_draft_from_a_template_is_saved_with_the_templates_drug_and_directions() {
 }
 
 fn find_templates(app: &TestApp, query: &str) -> Vec<TemplateView> {
-    app.ok("find_templates", json!({ "query": query }))
+    app.invoke_ok(args::find_templates {
+        query: query.to_owned(),
+    })
 }
 
 #[test]
@@ -1563,7 +1652,10 @@ fn signing_with_the_content_hash_shown_signs_the_prescription() {
     assert_eq!(done.id, rx.id);
     assert_eq!(done.signing, SigningState::Signed);
     assert!(done.signed_at.is_some());
-    let now: PrescriptionView = app.ok("get_prescription", json!({"id": rx.id}));
+    let now: PrescriptionView = app.invoke_ok(args::get_prescription {
+        action: None,
+        id: rx.id.clone(),
+    });
     assert_eq!(now.signing, SigningState::Signed);
 }
 
@@ -1614,7 +1706,10 @@ fn a_blocked_draft_is_rejected_when_signed() {
     };
     assert_eq!(id, &rx.id);
     assert!(!reasons.is_empty());
-    let now: PrescriptionView = app.ok("get_prescription", json!({"id": rx.id}));
+    let now: PrescriptionView = app.invoke_ok(args::get_prescription {
+        action: None,
+        id: rx.id.clone(),
+    });
     assert_eq!(now.signing, SigningState::Unsigned);
 }
 
@@ -1682,7 +1777,10 @@ fn sending_an_order_with_an_unsigned_prescription_keeps_it_a_draft_with_a_note_s
     let order = draft_order(&app, &patient.id, &[&rx.id]);
     assert_eq!(order.state, OrderState::Draft);
 
-    let (after, notes) = order_saved(app.ok("send_order", json!({"id": order.id})));
+    let (after, notes) = order_saved(app.invoke_ok(args::send_order {
+        action: None,
+        id: order.id.clone(),
+    }));
 
     assert_eq!(after.state, OrderState::Draft);
     assert!(
@@ -1701,7 +1799,10 @@ fn an_order_for_a_patient_with_a_landline_is_not_sent_and_the_note_says_why() {
     let rx = draft(&app, &walter.id, &drug(AZITHROMYCIN));
     let order = draft_order(&app, &walter.id, &[&rx.id]);
 
-    let (after, notes) = order_saved(app.ok("send_order", json!({"id": order.id})));
+    let (after, notes) = order_saved(app.invoke_ok(args::send_order {
+        action: None,
+        id: order.id.clone(),
+    }));
 
     assert_eq!(after.state, OrderState::Draft);
     assert!(
@@ -1718,13 +1819,22 @@ fn an_order_of_signed_prescriptions_is_sent_and_a_sent_order_can_be_canceled() {
     let (_sandbox, app) = signed_in(ADA);
     let order = order_ready_to_send(&app, "Sender");
 
-    let (sent, notes) = order_saved(app.ok("send_order", json!({"id": order.id})));
+    let (sent, notes) = order_saved(app.invoke_ok(args::send_order {
+        action: None,
+        id: order.id.clone(),
+    }));
     assert_eq!(sent.state, OrderState::Submitted, "{notes:?}");
     assert!(notes.is_empty(), "{notes:?}");
 
-    let (canceled, _) = order_saved(app.ok("cancel_order", json!({"id": order.id})));
+    let (canceled, _) = order_saved(app.invoke_ok(args::cancel_order {
+        action: None,
+        id: order.id.clone(),
+    }));
     assert_eq!(canceled.state, OrderState::Canceled);
-    let now: OrderView = app.ok("get_order", json!({"id": order.id}));
+    let now: OrderView = app.invoke_ok(args::get_order {
+        action: None,
+        id: order.id.clone(),
+    });
     assert_eq!(now.state, OrderState::Canceled);
 }
 
@@ -1737,10 +1847,11 @@ fn a_pharmacy_name_that_fits_several_answers_options_with_offers_and_choosing_on
         ..Default::default()
     };
 
-    let answer: PharmacyAnswer = app.ok(
-        "find_pharmacies",
-        json!({"orderId": order.id, "search": search}),
-    );
+    let answer: PharmacyAnswer = app.invoke_ok(args::find_pharmacies {
+        action: None,
+        order_id: order.id.clone(),
+        search: search.clone(),
+    });
 
     let PharmacyAnswer::Options { options } = answer else {
         panic!("expected options, got {answer:?}");
@@ -1752,10 +1863,11 @@ fn a_pharmacy_name_that_fits_several_answers_options_with_offers_and_choosing_on
         .value
         .clone()
         .expect("an option names its pharmacy");
-    let (after, _) = order_saved(app.ok(
-        "choose_pharmacy",
-        json!({"orderId": order.id, "pharmacyId": chosen}),
-    ));
+    let (after, _) = order_saved(app.invoke_ok(args::choose_pharmacy {
+        action: None,
+        order_id: order.id.clone(),
+        pharmacy_id: Some(chosen.clone()),
+    }));
     assert_eq!(after.pharmacy.map(|p| p.id), Some(chosen));
 }
 
@@ -1764,10 +1876,15 @@ fn a_pharmacy_search_near_a_postal_code_lists_the_nearest_first_with_their_price
     let (_sandbox, app) = signed_in(ADA);
     let order = order_ready_to_send(&app, "Nearby");
 
-    let answer: PharmacyAnswer = app.ok(
-        "find_pharmacies",
-        json!({"orderId": order.id, "search": {"near": "02116", "fulfillment": "PICK_UP"}}),
-    );
+    let answer: PharmacyAnswer = app.invoke_ok(args::find_pharmacies {
+        action: None,
+        order_id: order.id.clone(),
+        search: PharmacySearch {
+            near: Some("02116".into()),
+            fulfillment: Some(Fulfillment::PickUp),
+            ..Default::default()
+        },
+    });
 
     let PharmacyAnswer::Options { options } = answer else {
         panic!("expected options, got {answer:?}");
@@ -1796,10 +1913,14 @@ fn a_pharmacy_name_that_fits_one_pharmacy_sets_it_on_the_order() {
     let (_sandbox, app) = signed_in(ADA);
     let order = order_ready_to_send(&app, "Prairie");
 
-    let answer: PharmacyAnswer = app.ok(
-        "find_pharmacies",
-        json!({"orderId": order.id, "search": {"name": "Prairie Drug"}}),
-    );
+    let answer: PharmacyAnswer = app.invoke_ok(args::find_pharmacies {
+        action: None,
+        order_id: order.id.clone(),
+        search: PharmacySearch {
+            name: Some("Prairie Drug".into()),
+            ..Default::default()
+        },
+    });
 
     let PharmacyAnswer::Chosen { order } = answer else {
         panic!("expected chosen, got {answer:?}");
@@ -1815,16 +1936,23 @@ fn a_pharmacy_search_that_fits_none_answers_nothing_with_the_networks_reason() {
     let (_sandbox, app) = signed_in(ADA);
     let order = order_ready_to_send(&app, "Nowhere");
 
-    let answer: PharmacyAnswer = app.ok(
-        "find_pharmacies",
-        json!({"orderId": order.id, "search": {"name": "No Such Pharmacy"}}),
-    );
+    let answer: PharmacyAnswer = app.invoke_ok(args::find_pharmacies {
+        action: None,
+        order_id: order.id.clone(),
+        search: PharmacySearch {
+            name: Some("No Such Pharmacy".into()),
+            ..Default::default()
+        },
+    });
 
     let PharmacyAnswer::Nothing { reasons } = answer else {
         panic!("expected nothing, got {answer:?}");
     };
     assert!(reasons.iter().any(|r| r.reason.is_some()), "{reasons:?}");
-    let now: OrderView = app.ok("get_order", json!({"id": order.id}));
+    let now: OrderView = app.invoke_ok(args::get_order {
+        action: None,
+        id: order.id.clone(),
+    });
     assert_eq!(now.pharmacy, None);
 }
 
@@ -1832,16 +1960,18 @@ fn a_pharmacy_search_that_fits_none_answers_nothing_with_the_networks_reason() {
 fn choosing_no_pharmacy_leaves_the_choice_to_the_patient() {
     let (_sandbox, app) = signed_in(ADA);
     let order = order_ready_to_send(&app, "Chooser");
-    let (with, _) = order_saved(app.ok(
-        "choose_pharmacy",
-        json!({"orderId": order.id, "pharmacyId": "phr_prairie_drug"}),
-    ));
+    let (with, _) = order_saved(app.invoke_ok(args::choose_pharmacy {
+        action: None,
+        order_id: order.id.clone(),
+        pharmacy_id: Some("phr_prairie_drug".into()),
+    }));
     assert!(with.pharmacy.is_some());
 
-    let (after, _) = order_saved(app.ok(
-        "choose_pharmacy",
-        json!({"orderId": order.id, "pharmacyId": null}),
-    ));
+    let (after, _) = order_saved(app.invoke_ok(args::choose_pharmacy {
+        action: None,
+        order_id: order.id.clone(),
+        pharmacy_id: None,
+    }));
 
     assert_eq!(after.pharmacy, None);
 }
@@ -1852,16 +1982,20 @@ fn an_order_rerouted_from_a_closed_pharmacy_shows_the_exception_and_the_new_phar
     let (sandbox, app) = signed_in(ADA);
     let order = order_ready_to_send(&app, "Rerouted");
     // The demo fixture lists Harbor Drug North End as closed, rerouting to Back Bay.
-    order_saved(app.ok(
-        "choose_pharmacy",
-        json!({"orderId": order.id, "pharmacyId": "phr_harbor_drug_north_end"}),
-    ));
-    let (sent, notes) = order_saved(app.ok("send_order", json!({"id": order.id})));
+    order_saved(app.invoke_ok(args::choose_pharmacy {
+        action: None,
+        order_id: order.id.clone(),
+        pharmacy_id: Some("phr_harbor_drug_north_end".into()),
+    }));
+    let (sent, notes) = order_saved(app.invoke_ok(args::send_order {
+        action: None,
+        id: order.id.clone(),
+    }));
     assert_eq!(sent.state, OrderState::Submitted, "{notes:?}");
 
     // The pharmacy's steps: placed at the closed pharmacy, found closed, rerouted.
     tauri::async_runtime::block_on(sandbox.clock().advance(Duration::from_secs(60))).unwrap();
-    let open: Vec<OrderView> = app.ok("open_orders", json!({"action": null}));
+    let open: Vec<OrderView> = app.invoke_ok(args::open_orders { action: None });
 
     let now = open
         .iter()
@@ -1888,10 +2022,16 @@ fn open_orders_leave_out_canceled_ones() {
     let (_sandbox, app) = signed_in(ADA);
     let kept = order_ready_to_send(&app, "Kept");
     let dropped = order_ready_to_send(&app, "Dropped");
-    order_saved(app.ok("send_order", json!({"id": dropped.id})));
-    order_saved(app.ok("cancel_order", json!({"id": dropped.id})));
+    order_saved(app.invoke_ok(args::send_order {
+        action: None,
+        id: dropped.id.clone(),
+    }));
+    order_saved(app.invoke_ok(args::cancel_order {
+        action: None,
+        id: dropped.id.clone(),
+    }));
 
-    let open: Vec<OrderView> = app.ok("open_orders", json!({"action": null}));
+    let open: Vec<OrderView> = app.invoke_ok(args::open_orders { action: None });
 
     let ids: Vec<&str> = open.iter().map(|o| o.id.as_str()).collect();
     assert!(ids.contains(&kept.id.as_str()), "{ids:?}");
@@ -1904,7 +2044,10 @@ fn open_orders_leave_out_canceled_ones() {
 fn a_patient_opened_a_draft_and_an_order_show_up_in_the_work_lists() {
     let (_sandbox, app) = signed_in(ADA);
     let rosa = demo_patient(&app, "Rosa Delgado");
-    let _: PatientRecord = app.ok("get_patient", json!({"id": rosa.id}));
+    let _: PatientRecord = app.invoke_ok(args::get_patient {
+        action: None,
+        id: rosa.id.clone(),
+    });
     let patient = add_patient(&app, "Wanda", "Worklist");
     let rx = draft(&app, &patient.id, &template(LISINOPRIL_TEMPLATE));
     let order = draft_order(&app, &patient.id, &[&rx.id]);
@@ -1952,7 +2095,10 @@ fn the_patients_own_work_lists_their_drafts_and_orders() {
     let someone_else = add_patient(&app, "Oscar", "Otherwork");
     let _ = draft(&app, &someone_else.id, &template(LISINOPRIL_TEMPLATE));
 
-    let work: PatientWork = app.ok("patient_work", json!({"id": patient.id}));
+    let work: PatientWork = app.invoke_ok(args::patient_work {
+        action: None,
+        id: patient.id.clone(),
+    });
 
     assert_eq!(
         work.prescriptions.iter().map(|p| &p.id).collect::<Vec<_>>(),
@@ -1970,7 +2116,7 @@ fn another_organizations_session_sees_none_of_the_work_lists() {
     let patient = add_patient(&app, "Mabel", "Mapleonly");
     let rx = draft(&app, &patient.id, &template(LISINOPRIL_TEMPLATE));
     let _ = draft_order(&app, &patient.id, &[&rx.id]);
-    let _: SignOutSummary = app.ok("sign_out", json!({}));
+    let _: SignOutSummary = app.invoke_ok(args::sign_out {});
 
     app.sign_in_at(ADA, BIRCH);
     let lists = work_lists(&app);
@@ -1988,10 +2134,13 @@ fn another_organizations_session_sees_none_of_the_work_lists() {
 fn another_organizations_patient_id_reads_as_not_found() {
     let (_sandbox, app) = signed_in(ADA);
     let patient = add_patient(&app, "Maud", "Mapleonly");
-    let _: SignOutSummary = app.ok("sign_out", json!({}));
+    let _: SignOutSummary = app.invoke_ok(args::sign_out {});
     app.sign_in_at(ADA, BIRCH);
 
-    let answer = app.call::<PatientRecord>("get_patient", json!({"id": patient.id}));
+    let answer = app.invoke(args::get_patient {
+        action: None,
+        id: patient.id.clone(),
+    });
 
     assert!(
         matches!(answer, Err(CommandError::NotFound { .. })),
@@ -2087,12 +2236,15 @@ fn the_local_index_file_holds_ids_only_and_no_patient_details() {
 fn open_link_reads_rxdesk_links_and_bare_ids_and_refuses_other_schemes() {
     let app = TestApp::start(Options::built_in(&mock_keyring()));
 
-    let order: LinkTarget = app.ok("open_link", json!({"text": "rxdesk://order/ord_01ABC"}));
-    let bare: LinkTarget = app.ok("open_link", json!({"text": " rx_01XYZ "}));
-    let other = app.call::<LinkTarget>(
-        "open_link",
-        json!({"text": "https://example.org/order/ord_01ABC"}),
-    );
+    let order: LinkTarget = app.invoke_ok(args::open_link {
+        text: "rxdesk://order/ord_01ABC".into(),
+    });
+    let bare: LinkTarget = app.invoke_ok(args::open_link {
+        text: " rx_01XYZ ".into(),
+    });
+    let other = app.invoke(args::open_link {
+        text: "https://example.org/order/ord_01ABC".into(),
+    });
 
     assert_eq!(
         order,
@@ -2113,7 +2265,9 @@ fn open_link_reads_rxdesk_links_and_bare_ids_and_refuses_other_schemes() {
         "{other:?}"
     );
     for refused in ["rxdesk://order/../../etc", "javascript:alert(1)", "hello"] {
-        let answer = app.call::<LinkTarget>("open_link", json!({"text": refused}));
+        let answer = app.invoke(args::open_link {
+            text: refused.to_owned(),
+        });
         assert!(
             matches!(answer, Err(CommandError::Invalid { .. })),
             "{refused:?}: {answer:?}"
@@ -2125,9 +2279,14 @@ fn open_link_reads_rxdesk_links_and_bare_ids_and_refuses_other_schemes() {
 fn a_records_link_opens_that_record() {
     let (_sandbox, app) = signed_in(MO);
     let rosa = demo_patient(&app, "Rosa Delgado");
-    let record: PatientRecord = app.ok("get_patient", json!({"id": rosa.id}));
+    let record: PatientRecord = app.invoke_ok(args::get_patient {
+        action: None,
+        id: rosa.id.clone(),
+    });
 
-    let target: LinkTarget = app.ok("open_link", json!({"text": record.link}));
+    let target: LinkTarget = app.invoke_ok(args::open_link {
+        text: record.link.clone(),
+    });
 
     assert_eq!(
         target,

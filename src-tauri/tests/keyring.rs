@@ -10,11 +10,10 @@ use std::time::Duration;
 
 use rxdesk_lib::ipc::{AppStatus, CommandError, KeyringProblem, SessionStorage};
 use rxdesk_lib::session_store::{SESSION_ENTRY, SessionStore};
-use serde_json::json;
 use support::*;
 
 fn status(app: &TestApp) -> AppStatus {
-    app.ok("app_status", json!({}))
+    app.invoke_ok(args::app_status {})
 }
 
 fn memory_only(problem: KeyringProblem, this_run_only: bool) -> impl Fn(&SessionStorage) -> bool {
@@ -46,7 +45,9 @@ fn without_a_keyring_a_sign_in_not_chosen_for_this_run_only_is_refused_in_words(
     let none = SessionStore::memory("no secret service provider or dbus session found");
     let app = TestApp::start(Options::new(&sandbox, &none));
 
-    let refused = app.call::<()>("sign_in", json!({}));
+    let refused = app.invoke(args::sign_in {
+        this_run_only: None,
+    });
 
     let Err(CommandError::App { message }) = refused else {
         panic!("{refused:?}")

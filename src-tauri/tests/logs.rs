@@ -6,83 +6,97 @@
 
 mod support;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
-use rxdesk_lib::ipc::{OrderOutcome, PatientOutcome, PrescriptionOutcome, SignResult};
-use serde_json::{Value, json};
+use rxdesk_lib::ipc::{
+    ClinicalEdit, DraftForm, EntryInput, OrderOutcome, PatientInput, PatientOutcome,
+    PrescriptionOutcome, Sex, SignRequest, SignResult,
+};
 use support::*;
-
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 #[test]
 fn a_full_journey_logs_neither_tokens_nor_patient_names() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    tracing_subscriber::fmt()
-        .with_env_filter("trace,hyper=off,h2=off,reqwest=off,tao=off,wry=off")
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .init();
+    let captured = CapturedLogs::default();
+    captured.install_global("trace,hyper=off,h2=off,reqwest=off,tao=off,wry=off");
 
     let sandbox = sandbox();
     let keyring = mock_keyring();
     let app = TestApp::start(Options::new(&sandbox, &keyring));
     app.sign_in_as(ADA);
-    let outcome: PatientOutcome = app.ok(
-        "save_patient",
-        json!({"id": null, "input": {"firstName": "Zebediah", "lastName": "Quuxworth", "dateOfBirth": "1950-02-03",
-                                     "sex": "MALE", "email": "zeb@quux.example", "phone": "+16175550177"}}),
-    );
+    let outcome: PatientOutcome = app.invoke_ok(args::save_patient {
+        action: None,
+        id: None,
+        input: PatientInput {
+            first_name: "Zebediah".into(),
+            last_name: "Quuxworth".into(),
+            date_of_birth: "1950-02-03".into(),
+            sex: Some(Sex::Male),
+            email: Some("zeb@quux.example".into()),
+            phone: Some("+16175550177".into()),
+        },
+    });
     let PatientOutcome::Saved { patient, .. } = outcome else {
         panic!("not added: {outcome:?}");
     };
-    let _: PatientOutcome = app.ok(
-        "edit_clinical",
-        json!({"id": patient.id, "edit": {"addAllergies": [{"name": "Penicillins", "id": null, "status": null}],
-                                          "removeAllergies": [], "noKnownAllergies": false, "addMedications": [],
-                                          "removeMedications": [], "addDiagnoses": [], "removeDiagnoses": []}}),
-    );
-    let drugs: Vec<Value> = app.ok("look_up_drug", json!({"query": "lisinopril"}));
+    let _: PatientOutcome = app.invoke_ok(args::edit_clinical {
+        action: None,
+        id: patient.id.clone(),
+        edit: ClinicalEdit {
+            add_allergies: vec![EntryInput {
+                name: Some("Penicillins".into()),
+                id: None,
+                status: None,
+            }],
+            ..Default::default()
+        },
+    });
+    let drugs = app.invoke_ok(args::look_up_drug {
+        action: None,
+        query: "lisinopril".into(),
+    });
     assert!(!drugs.is_empty());
-    let drafted: PrescriptionOutcome = app.ok(
-        "save_draft",
-        json!({"patientId": patient.id, "id": null, "key": "01JLOGSDRAFT0000000000000A",
-               "form": {"templateId": "tmpl_maple_lisinopril_10_daily", "instructions": "Take with water"}}),
-    );
+    let drafted: PrescriptionOutcome = app.invoke_ok(args::save_draft {
+        action: None,
+        patient_id: patient.id.clone(),
+        id: None,
+        key: CreateKey("01JLOGSDRAFT0000000000000A".to_owned()),
+        form: DraftForm {
+            template_id: Some("tmpl_maple_lisinopril_10_daily".into()),
+            instructions: Some("Take with water".into()),
+            ..Default::default()
+        },
+    });
     let PrescriptionOutcome::Saved { prescription, .. } = drafted else {
         panic!("no draft: {drafted:?}");
     };
-    let signed: Vec<SignResult> = app.ok(
-        "sign_prescriptions",
-        json!({"items": [{"id": prescription.id, "contentHash": prescription.content_hash}]}),
-    );
+    let signed: Vec<SignResult> = app.invoke_ok(args::sign_prescriptions {
+        action: None,
+        items: vec![SignRequest {
+            id: prescription.id.clone(),
+            content_hash: prescription.content_hash.clone(),
+        }],
+    });
     assert!(matches!(signed[0], SignResult::Signed { .. }), "{signed:?}");
-    let order: OrderOutcome = app.ok(
-        "draft_order",
-        json!({"patientId": patient.id, "prescriptionIds": [prescription.id], "key": "01JLOGSORDER0000000000000A"}),
-    );
+    let order: OrderOutcome = app.invoke_ok(args::draft_order {
+        action: None,
+        patient_id: patient.id.clone(),
+        prescription_ids: vec![prescription.id.clone()],
+        key: CreateKey("01JLOGSORDER0000000000000A".to_owned()),
+    });
     let OrderOutcome::Saved { order, .. } = order else {
         panic!("no order: {order:?}");
     };
-    let _: OrderOutcome = app.ok("send_order", json!({"id": order.id}));
-    let _: Value = app.ok("find_patients", json!({"query": "Zebediah Quuxworth"}));
-    let _: Value = app.ok("work_lists", json!({}));
-    let stored: Value = stored_session(&keyring).unwrap();
-    let _: rxdesk_lib::ipc::SignOutSummary = app.ok("sign_out", json!({}));
+    let _: OrderOutcome = app.invoke_ok(args::send_order {
+        action: None,
+        id: order.id.clone(),
+    });
+    app.invoke_ok(args::find_patients {
+        action: None,
+        query: "Zebediah Quuxworth".into(),
+    });
+    app.invoke_ok(args::work_lists { action: None });
+    let stored: serde_json::Value = stored_session(&keyring).unwrap();
+    let _: rxdesk_lib::ipc::SignOutSummary = app.invoke_ok(args::sign_out {});
 
-    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let logs = captured.text();
     assert!(logs.contains("signed in"), "the journey was logged");
     for secret in [
         stored["at"].as_str().unwrap(),

@@ -65,11 +65,13 @@ fn a_production_build_has_no_built_in_sandbox() {
 }
 
 /// How `libsqlite3-sys` is built for a Linux build of the app with `features`:
-/// its features and who asks for them.
+/// its features and who asks for them, through normal dependencies only (a
+/// build of the app builds no dev-dependency; the tests' `rxdesk-testkit`
+/// starts a sandbox, which compiles SQLite in).
 fn linux_sqlite_features(features: &[&str]) -> String {
     let view = [
         "-e",
-        "features",
+        "features,normal",
         "--target",
         "x86_64-unknown-linux-gnu",
         "-i",

@@ -14,7 +14,6 @@ use rxdesk_lib::ipc::{
 };
 use rxdesk_sandbox::Sandbox;
 use rxdesk_sandbox::link::{Latency, LinkSettings, Operation};
-use serde_json::json;
 use support::*;
 
 /// A patient with one draft and one draft order holding it, the app signed in as Ada.
@@ -50,15 +49,21 @@ fn clinic() -> Clinic {
         email: None,
         phone: Some("+16175550188".into()),
     };
-    let patient = match app.ok("save_patient", json!({"id": null, "input": input})) {
+    let patient = match app.invoke_ok(args::save_patient {
+        action: None,
+        id: None,
+        input: input.clone(),
+    }) {
         PatientOutcome::Saved { patient, .. } => *patient,
         other => panic!("not added: {other:?}"),
     };
     let draft = new_draft(&app, &patient.id);
-    let order_id = match app.ok(
-        "draft_order",
-        json!({"patientId": patient.id, "prescriptionIds": [draft.id], "key": new_key()}),
-    ) {
+    let order_id = match app.invoke_ok(args::draft_order {
+        action: None,
+        patient_id: patient.id.clone(),
+        prescription_ids: vec![draft.id.clone()],
+        key: create_key(),
+    }) {
         OrderOutcome::Saved { order, .. } => order.id,
         other => panic!("no order: {other:?}"),
     };
@@ -72,10 +77,13 @@ fn clinic() -> Clinic {
 }
 
 fn new_draft(app: &TestApp, patient_id: &str) -> PrescriptionView {
-    match app.ok(
-        "save_draft",
-        json!({"patientId": patient_id, "id": null, "key": new_key(), "form": amoxicillin()}),
-    ) {
+    match app.invoke_ok(args::save_draft {
+        action: None,
+        patient_id: patient_id.to_owned(),
+        id: None,
+        key: create_key(),
+        form: amoxicillin(),
+    }) {
         PrescriptionOutcome::Saved { prescription, .. } => *prescription,
         other => panic!("not saved: {other:?}"),
     }
@@ -108,7 +116,7 @@ fn the_work_screen_fetches_each_listed_record_once() {
     let c = clinic();
     count_from_now(&c.sandbox);
 
-    let _: serde_json::Value = c.app.ok("work_lists", json!({"action": null}));
+    c.app.invoke_ok(args::work_lists { action: None });
 
     // The patient, the draft and the order: one Get each.
     assert_eq!(requests(&c.sandbox), BTreeMap::from([(Operation::Get, 3)]));
@@ -120,8 +128,14 @@ fn the_patient_page_fetches_the_patient_and_each_of_their_records_once() {
     count_from_now(&c.sandbox);
 
     // PatientPage.svelte: the patient and their work, side by side.
-    let _: serde_json::Value = c.app.ok("get_patient", json!({"id": c.patient.id}));
-    let _: serde_json::Value = c.app.ok("patient_work", json!({"id": c.patient.id}));
+    c.app.invoke_ok(args::get_patient {
+        action: None,
+        id: c.patient.id.clone(),
+    });
+    c.app.invoke_ok(args::patient_work {
+        action: None,
+        id: c.patient.id.clone(),
+    });
 
     assert_eq!(requests(&c.sandbox), BTreeMap::from([(Operation::Get, 3)]));
 }
@@ -147,8 +161,14 @@ fn the_order_page_fetches_the_order_and_what_can_be_added_once_each() {
 
     // OrderScreen.svelte, opened from the patient: the order and the patient's
     // work, side by side.
-    let _: serde_json::Value = c.app.ok("get_order", json!({"id": c.order_id}));
-    let _: serde_json::Value = c.app.ok("patient_work", json!({"id": c.patient.id}));
+    c.app.invoke_ok(args::get_order {
+        action: None,
+        id: c.order_id.clone(),
+    });
+    c.app.invoke_ok(args::patient_work {
+        action: None,
+        id: c.patient.id.clone(),
+    });
 
     assert_eq!(requests(&c.sandbox), BTreeMap::from([(Operation::Get, 3)]));
 }
@@ -158,7 +178,10 @@ fn a_one_word_patient_search_is_two_searches_and_no_more() {
     let c = clinic();
     count_from_now(&c.sandbox);
 
-    let _: serde_json::Value = c.app.ok("find_patients", json!({"query": "Roundtrip"}));
+    c.app.invoke_ok(args::find_patients {
+        action: None,
+        query: "Roundtrip".into(),
+    });
 
     assert_eq!(
         requests(&c.sandbox),

@@ -14,13 +14,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use crate::support::{args, invoke_on};
 use base64::Engine as _;
 use rxdesk_lib::ipc::{CommandError, EVENT_UPDATE, UpdateCheck, UpdateProgress, UpdatesStatus};
 use rxdesk_lib::updates::{UpdateError, Updates};
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use tauri::test::{INVOKE_KEY, MockRuntime, mock_builder, mock_context, noop_assets};
-use tauri::webview::InvokeRequest;
+use tauri::test::{MockRuntime, mock_builder, mock_context, noop_assets};
 use tauri::{Listener, Manager, WebviewWindow, WebviewWindowBuilder};
 
 const BUNDLE_PATH: &str = "/download/rxdesk_0.2.0.tar.gz";
@@ -202,29 +201,16 @@ impl UpdatingApp {
         Self::start(updater, policy)
     }
 
-    fn call<T: DeserializeOwned>(&self, cmd: &str) -> Result<T, CommandError> {
-        let request = InvokeRequest {
-            cmd: cmd.into(),
-            callback: tauri::ipc::CallbackFn(0),
-            error: tauri::ipc::CallbackFn(1),
-            url: "tauri://localhost".parse().unwrap(),
-            body: tauri::ipc::InvokeBody::Json(json!({})),
-            headers: Default::default(),
-            invoke_key: INVOKE_KEY.to_string(),
-        };
-        match tauri::test::get_ipc_response(&self.window, request) {
-            Ok(body) => Ok(body.deserialize().unwrap()),
-            Err(value) => Err(serde_json::from_value(value.clone())
-                .unwrap_or_else(|e| panic!("{cmd}: not a CommandError ({e}): {value}"))),
-        }
-    }
-
     fn status(&self) -> UpdatesStatus {
-        self.call("update_status").unwrap()
+        invoke_on(&self.window, args::update_status {}).unwrap()
     }
 
     fn check(&self) -> Result<UpdateCheck, CommandError> {
-        self.call("check_for_update")
+        invoke_on(&self.window, args::check_for_update {})
+    }
+
+    fn install(&self) -> Result<(), CommandError> {
+        invoke_on(&self.window, args::install_update {})
     }
 
     /// What `install_update` does before installing: the verified download.
@@ -320,7 +306,7 @@ fn a_tampered_update_is_refused() {
         UpdateError::BadSignature(_)
     ));
     // Install and restart: refused the same way, before anything is installed.
-    let refused = app.call::<()>("install_update").unwrap_err();
+    let refused = app.install().unwrap_err();
     assert!(message(&refused).contains("signature"), "{refused:?}");
     assert!(app.progress_events().iter().all(|p| !p.verified));
 }
@@ -338,7 +324,7 @@ fn an_update_signed_by_another_key_is_refused() {
         app.download().unwrap_err(),
         UpdateError::BadSignature(_)
     ));
-    let refused = app.call::<()>("install_update").unwrap_err();
+    let refused = app.install().unwrap_err();
     assert!(message(&refused).contains("signature"), "{refused:?}");
 }
 
@@ -364,7 +350,7 @@ fn install_without_a_check_installs_nothing() {
     let server = ReleaseServer::start("0.2.0", &key.sign(&bundle, "0.2.0"), bundle);
     let app = UpdatingApp::released(&server, &key, None);
 
-    let refused = app.call::<()>("install_update").unwrap_err();
+    let refused = app.install().unwrap_err();
     assert!(
         message(&refused).contains("check for updates first"),
         "{refused:?}"
@@ -413,7 +399,7 @@ fn updates_off_by_policy_never_contact_the_server() {
         message(&refused).starts_with("Updates are turned off by your organization"),
         "{refused:?}"
     );
-    assert!(app.call::<()>("install_update").is_err());
+    assert!(app.install().is_err());
     assert_eq!(server.requests(), 0);
 }
 
@@ -445,7 +431,7 @@ fn a_policy_deployed_while_the_app_runs_applies_at_once() {
 
     write_policy(&app, "updates = false\n");
     assert!(matches!(app.status(), UpdatesStatus::OffByPolicy { .. }));
-    assert!(app.call::<()>("install_update").is_err());
+    assert!(app.install().is_err());
     assert_eq!(
         server.requests(),
         1,

@@ -54,8 +54,7 @@ async fn binary_prints_one_line_serves_and_exits_0_on_sigterm() {
         "the real port is printed: {origin}"
     );
 
-    // reqwest has no crypto provider of its own here (the client crate brings one).
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    rxdesk_testkit::install_crypto();
     let discovery: serde_json::Value =
         reqwest::get(format!("{origin}/.well-known/openid-configuration"))
             .await
@@ -168,8 +167,7 @@ async fn with_control_a_second_line_names_the_control_endpoint_and_the_link_flag
         .unwrap_or_else(|| panic!("unexpected second line {second:?}"));
     assert!(control.starts_with("http://127.0.0.1:"), "{control}");
     let token = std::fs::read_to_string(token_file).unwrap();
-    // reqwest has no crypto provider of its own here (the client crate brings one).
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    rxdesk_testkit::install_crypto();
     let link: serde_json::Value = reqwest::Client::new()
         .get(format!("{control}/link"))
         .bearer_auth(&token)

@@ -1,10 +1,12 @@
 //! Test plumbing for the command-level tests: the app built on Tauri's mock
 //! runtime around an [`AppCore`] whose environment is an in-process sandbox
 //! (named through the `RXDESK_*` variables path), keyring-core's mock store, a
-//! test browser that fills the sandbox's sign-in page like a person, the local
-//! index in memory (or in a file the test can read), IPC calls through a mock
-//! webview, and the events the UI would receive.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+//! test browser through which a person walks the sandbox's sign-in pages
+//! (`rxdesk-testkit`), the local index in memory (or in a file the test can
+//! read), IPC calls through a mock webview (typed: `invoke(args::…)`, the
+//! command's own argument struct and result), and the events the UI would receive.
+//! The demo accounts and the log capture come from `rxdesk-testkit`.
+#![allow(dead_code, unused_imports, clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 use std::sync::mpsc;
@@ -21,22 +23,21 @@ use rxdesk_lib::ipc::{
 };
 use rxdesk_lib::sandbox::LocalSandbox;
 use rxdesk_lib::session_store::SessionStore;
-use rxdesk_sandbox::{Config, Sandbox};
-use scraper::{Html, Selector};
+use rxdesk_sandbox::Sandbox;
+use rxdesk_testkit::demo::{AUDIENCE, DESKTOP_CLIENT};
+use rxdesk_testkit::person::{self, walk_and_land};
+use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
 use tauri::test::{INVOKE_KEY, MockRuntime, mock_builder, mock_context, noop_assets};
 use tauri::webview::InvokeRequest;
 use tauri::{Listener, Manager, WebviewWindow, WebviewWindowBuilder};
 use url::Url;
 
-pub const PASSWORD: &str = "rxdesk-demo";
-pub const ADA: &str = "ada@maple.example";
-pub const MO: &str = "mo@maple.example";
-pub const BEN: &str = "ben@birch.example";
-pub const MAPLE: &str = "Maple Street Clinic";
-pub const BIRCH: &str = "Birch Family Practice";
-pub const MAPLE_ID: &str = "org_maple";
+pub use rxdesk_lib::commands::{CommandArgs, args};
+pub use rxdesk_lib::ipc::{ActionId, CreateKey};
+pub use rxdesk_testkit::demo::{ADA, BEN, BIRCH, MAPLE, MAPLE_ID, MO, PASSWORD};
+pub use rxdesk_testkit::{CapturedLogs, install_crypto};
+
 pub const ENV_ID: &str = environments::VARIABLES_ID;
 
 /// The session the keyring holds (the one stored session's own JSON), if any.
@@ -99,7 +100,7 @@ pub fn maple_scope() -> Scope {
 
 /// One sandbox for a test (in memory), kept running across app "restarts".
 pub fn sandbox() -> Sandbox {
-    tauri::async_runtime::block_on(Sandbox::start(Config::in_memory())).unwrap()
+    tauri::async_runtime::block_on(rxdesk_testkit::start_demo())
 }
 
 /// A keyring that survives app restarts within a test.
@@ -141,105 +142,19 @@ impl UrlOpener for TestBrowser {
 }
 
 async fn browse(act: Act, url: Url) {
-    // reqwest has no crypto provider of its own (the client crate brings one).
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let http = reqwest::Client::builder()
-        .cookie_store(true)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    let mut page = (
-        url.clone(),
-        http.get(url).send().await.unwrap().text().await.unwrap(),
-    );
-    let mut target = loop {
-        let (button, fill): (String, Vec<(&str, String)>) = match (&act, heading(&page.1).as_str())
-        {
-            (Act::Cancel, _) => ("Cancel".into(), vec![]),
-            (Act::SignIn(email) | Act::SignInAt(email, _), "Sign in") => (
-                "Sign in".into(),
-                vec![("email", email.clone()), ("password", PASSWORD.to_owned())],
-            ),
-            (Act::SignIn(_), "Choose an organization") => (MAPLE.into(), vec![]),
-            (Act::SignInAt(_, org), "Choose an organization") => (org.clone(), vec![]),
-            (_, other) => panic!("unexpected page {other:?}: {}", page.1),
-        };
-        let (action, fields) = form_for(&page, &button, &fill);
-        let response = http
-            .post(action.clone())
-            .form(&fields)
-            .send()
-            .await
-            .unwrap();
-        if response.status().is_redirection() {
-            let location = response.headers()["location"].to_str().unwrap().to_owned();
-            break action.join(&location).unwrap();
-        }
-        page = (action, response.text().await.unwrap());
+    let act = match act {
+        Act::SignIn(email) => person::Act::SignIn {
+            email,
+            organization: Some(MAPLE.to_owned()),
+        },
+        Act::SignInAt(email, organization) => person::Act::SignIn {
+            email,
+            organization: Some(organization),
+        },
+        Act::Cancel => person::Act::Cancel,
+        Act::Nothing => return,
     };
-    // Follow redirects until the app's loopback listener answers.
-    loop {
-        let response = http.get(target.clone()).send().await.unwrap();
-        if !response.status().is_redirection() {
-            break;
-        }
-        let location = response.headers()["location"].to_str().unwrap().to_owned();
-        target = target.join(&location).unwrap();
-    }
-}
-
-fn heading(html: &str) -> String {
-    let doc = Html::parse_document(html);
-    let h1 = Selector::parse("h1").unwrap();
-    doc.select(&h1)
-        .next()
-        .map(|e| e.text().collect::<String>().trim().to_owned())
-        .unwrap_or_default()
-}
-
-/// The action and fields a browser posts when `button` (by its text) is pressed,
-/// with inputs named in `fill` set.
-fn form_for(
-    page: &(Url, String),
-    button: &str,
-    fill: &[(&str, String)],
-) -> (Url, Vec<(String, String)>) {
-    let doc = Html::parse_document(&page.1);
-    let forms = Selector::parse("form").unwrap();
-    let buttons = Selector::parse("button").unwrap();
-    let inputs = Selector::parse("input[name]").unwrap();
-    let text = |e: &scraper::ElementRef<'_>| e.text().collect::<String>().trim().to_owned();
-    let (form, pressed) = doc
-        .select(&forms)
-        .find_map(|f| {
-            f.select(&buttons)
-                .find(|b| text(b) == button)
-                .map(|b| (f, b))
-        })
-        .unwrap_or_else(|| panic!("no button {button:?}"));
-    let mut fields: Vec<(String, String)> = form
-        .select(&inputs)
-        .map(|i| {
-            let name = i.value().attr("name").unwrap_or_default().to_owned();
-            let value = fill
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map(|(_, v)| v.clone())
-                .unwrap_or_else(|| i.value().attr("value").unwrap_or_default().to_owned());
-            (name, value)
-        })
-        .collect();
-    if let Some(name) = pressed.value().attr("name") {
-        fields.push((
-            name.to_owned(),
-            pressed.value().attr("value").unwrap_or_default().to_owned(),
-        ));
-    }
-    let action = page
-        .0
-        .join(form.value().attr("action").unwrap_or_default())
-        .unwrap();
-    (action, fields)
+    walk_and_land(&rxdesk_testkit::browser(), &url, &act).await;
 }
 
 /// The app on the mock runtime, with its window and the events it sent.
@@ -321,8 +236,8 @@ impl TestApp {
             (_, None) => None,
             ("RXDESK_AUTH_URL", Some(url)) => Some(url.clone()),
             ("RXDESK_API_URL", Some(_)) => api_url.clone(),
-            ("RXDESK_AUDIENCE", _) => Some("rxdesk-sandbox".to_owned()),
-            ("RXDESK_CLIENT_ID", _) => Some("rxdesk-desktop".to_owned()),
+            ("RXDESK_AUDIENCE", _) => Some(AUDIENCE.to_owned()),
+            ("RXDESK_CLIENT_ID", _) => Some(DESKTOP_CLIENT.to_owned()),
             _ => None,
         });
         let store = options.store;
@@ -383,12 +298,41 @@ impl TestApp {
         }
     }
 
-    /// Invokes `cmd` as the UI does; the error is the UI's `CommandError`.
-    pub fn call<T: DeserializeOwned>(&self, cmd: &str, args: Value) -> Result<T, CommandError> {
+    /// Invokes the command `args` are for, as the UI does: typed arguments
+    /// (`args::find_patients { action: None, query }`: a missing or misspelled
+    /// one does not compile) and a typed result; the error is the UI's
+    /// `CommandError`.
+    pub fn invoke<A>(&self, args: A) -> Result<A::Output, CommandError>
+    where
+        A: CommandArgs,
+        A::Output: DeserializeOwned,
+    {
+        invoke_on(&self.window, args)
+    }
+
+    /// [`Self::invoke`], which must succeed.
+    pub fn invoke_ok<A>(&self, args: A) -> A::Output
+    where
+        A: CommandArgs,
+        A::Output: DeserializeOwned,
+    {
+        self.invoke(args)
+            .unwrap_or_else(|e| panic!("{} failed: {e:?}", A::NAME))
+    }
+
+    /// Invokes `cmd` by name with any arguments (a `json!` body, for what the
+    /// typed [`Self::invoke`] cannot send: a malformed call); the error is the
+    /// UI's `CommandError`.
+    pub fn call<T: DeserializeOwned>(
+        &self,
+        cmd: &str,
+        args: impl Serialize,
+    ) -> Result<T, CommandError> {
         call_on(&self.window, cmd, args)
     }
 
-    pub fn ok<T: DeserializeOwned>(&self, cmd: &str, args: Value) -> T {
+    /// [`Self::call`], which must succeed.
+    pub fn ok<T: DeserializeOwned>(&self, cmd: &str, args: impl Serialize) -> T {
         self.call(cmd, args)
             .unwrap_or_else(|e| panic!("{cmd} failed: {e:?}"))
     }
@@ -436,16 +380,26 @@ impl TestApp {
     /// Signs in as `email` having chosen "for this run only" (a keyring that
     /// cannot keep the session); returns once signed in.
     pub fn sign_in_for_this_run_as(&self, email: &str) {
-        self.sign_in_with_args(Act::SignIn(email.to_owned()), json!({"thisRunOnly": true}));
+        self.sign_in_with_args(
+            Act::SignIn(email.to_owned()),
+            args::sign_in {
+                this_run_only: Some(true),
+            },
+        );
     }
 
     fn sign_in_with(&self, act: Act) {
-        self.sign_in_with_args(act, json!({}));
+        self.sign_in_with_args(
+            act,
+            args::sign_in {
+                this_run_only: None,
+            },
+        );
     }
 
-    fn sign_in_with_args(&self, act: Act, args: Value) {
+    fn sign_in_with_args(&self, act: Act, args: args::sign_in) {
         self.browser.set(act);
-        let () = self.ok("sign_in", args);
+        self.invoke_ok(args);
         assert!(matches!(
             self.next_sign_in_event(),
             SignInEvent::Waiting { .. }
@@ -462,8 +416,9 @@ impl TestApp {
 pub fn call_on<T: DeserializeOwned>(
     window: &WebviewWindow<MockRuntime>,
     cmd: &str,
-    args: Value,
+    args: impl Serialize,
 ) -> Result<T, CommandError> {
+    let args = serde_json::to_value(args).unwrap();
     let request = InvokeRequest {
         cmd: cmd.into(),
         callback: tauri::ipc::CallbackFn(0),
@@ -478,6 +433,16 @@ pub fn call_on<T: DeserializeOwned>(
         Err(value) => Err(serde_json::from_value(value.clone())
             .unwrap_or_else(|e| panic!("{cmd}: not a CommandError ({e}): {value}"))),
     }
+}
+
+/// [`TestApp::invoke`] on `window` (from any thread: a second click while the
+/// first runs).
+pub fn invoke_on<A>(window: &WebviewWindow<MockRuntime>, args: A) -> Result<A::Output, CommandError>
+where
+    A: CommandArgs,
+    A::Output: DeserializeOwned,
+{
+    call_on(window, A::NAME, args)
 }
 
 /// A keyring that answers reads (nothing stored) but refuses every write, like
@@ -535,6 +500,11 @@ impl keyring_core::api::CredentialStoreApi for LockedKeyring {
 
 pub fn locked_keyring() -> SessionStore {
     SessionStore::probe(Arc::new(LockedKeyring))
+}
+
+/// [`new_key`], typed.
+pub fn create_key() -> CreateKey {
+    CreateKey(new_key())
 }
 
 /// A fresh key for one create, as the UI makes one per user action.

@@ -1,26 +1,29 @@
-//! Shared plumbing of the client's integration tests: an in-process sandbox, a
-//! test browser (a [`UrlOpener`] that reads the sign-in pages by their labels and
-//! buttons, like a person, with a cookie-keeping HTTP client), a counting proxy
-//! in front of the sandbox (counts requests per path; can fail or corrupt the
-//! next answers) and a log capture. No assertions about the client live here.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+//! Shared plumbing of the client's integration tests: a test browser (a
+//! [`UrlOpener`] through which a person walks the sign-in pages), a counting
+//! proxy in front of the sandbox (counts requests per path; can fail or corrupt
+//! the next answers), the client's log capture and the usual draft. What every
+//! crate's tests share (starting a sandbox, the demo accounts, the crypto
+//! provider, the sign-in page reader, the log capture itself) lives in
+//! `rxdesk-testkit` and is re-exported here under the names the tests use. No
+//! assertions about the client live here.
+#![allow(dead_code, unused_imports, clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rxdesk_client::network::Network;
 use rxdesk_client::{BackendCredentials, Client, Environment, Session, UrlOpener};
-use rxdesk_sandbox::{Config, Sandbox};
-use scraper::{ElementRef, Html, Selector};
+use rxdesk_testkit::demo::{BIRCH_BACKEND, MAPLE_BACKEND};
+use rxdesk_testkit::logs::CapturedLogs;
+use rxdesk_testkit::person::walk_and_land;
 use tokio::sync::oneshot;
 use url::Url;
 
-pub const PASSWORD: &str = "rxdesk-demo";
-
-/// The catalog's azithromycin 250 mg tablet, in every fixture.
-pub const AZITHROMYCIN: &str = "med_azithromycin_250_tab";
+pub use rxdesk_testkit::demo::{ADA, AZITHROMYCIN, BEN, BIRCH, MAPLE, MO, PASSWORD};
+pub use rxdesk_testkit::install_crypto;
+pub use rxdesk_testkit::person::{Act, Landing};
+pub use rxdesk_testkit::{start_demo as sandbox, start_with as sandbox_with};
 
 /// A new draft of azithromycin (the usual five-day pack) for `patient`: the
 /// draft most tests make, sign and send.
@@ -46,40 +49,17 @@ pub fn azithromycin_draft(patient: &str) -> rxdesk_client::network::documents::P
         ..Default::default()
     }
 }
-pub const ADA: &str = "ada@maple.example";
-pub const BEN: &str = "ben@birch.example";
-pub const MO: &str = "mo@maple.example";
-pub const MAPLE: &str = "Maple Street Clinic";
-pub const BIRCH: &str = "Birch Family Practice";
-
-pub async fn sandbox() -> Sandbox {
-    sandbox_with(Config::in_memory()).await
-}
-
-pub async fn sandbox_with(config: Config) -> Sandbox {
-    match Sandbox::start(config).await {
-        Ok(s) => s,
-        Err(e) => panic!("sandbox did not start: {e}"),
-    }
-}
-
-/// reqwest is built without a crypto provider of its own (the library brings its
-/// rustls configuration): the tests' own clients use ring, installed once per process.
-pub fn install_crypto() {
-    // Err only when a provider is already installed, which is what we want.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-}
 
 pub fn client_for(url: &Url) -> Client {
     Client::new(Environment::sandbox(url).unwrap()).unwrap()
 }
 
 pub fn maple_backend() -> BackendCredentials {
-    BackendCredentials::new("maple-backend", "maple-backend-secret")
+    BackendCredentials::new(MAPLE_BACKEND.0, MAPLE_BACKEND.1)
 }
 
 pub fn birch_backend() -> BackendCredentials {
-    BackendCredentials::new("birch-backend", "birch-backend-secret")
+    BackendCredentials::new(BIRCH_BACKEND.0, BIRCH_BACKEND.1)
 }
 
 /// The Network API as a backend, with its own machine-token cache.
@@ -87,47 +67,9 @@ pub fn machine_network(client: &Client, credentials: BackendCredentials) -> Netw
     client.machine_network(client.machine_tokens(credentials))
 }
 
-/// What the test browser should do on the sign-in page.
-#[derive(Debug, Clone)]
-pub enum Act {
-    /// Fill Email and Password, press Sign in, then press this organization's
-    /// button if "Choose an organization" appears (panic if it appears without one).
-    SignIn {
-        email: String,
-        organization: Option<String>,
-    },
-    /// Press Cancel.
-    Cancel,
-}
-
-/// The page the browser landed on at the app's loopback listener.
-#[derive(Debug, Clone)]
-pub struct Landing {
-    pub status: u16,
-    pub html: String,
-    /// Whether "Choose an organization" was shown on the way.
-    pub chose_organization: bool,
-    /// Whether the sign-in page asked for the password (a browser the network
-    /// remembers is sent straight back).
-    pub asked_password: bool,
-}
-
-impl Landing {
-    pub fn text(&self) -> String {
-        let doc = Html::parse_document(&self.html);
-        let text = doc.root_element().text().collect::<Vec<_>>().join(" ");
-        text.split_whitespace().collect::<Vec<_>>().join(" ")
-    }
-}
-
 /// A browser's cookie jar, to be kept from one sign-in to the next.
 pub fn cookie_jar() -> reqwest::Client {
-    install_crypto();
-    reqwest::Client::builder()
-        .cookie_store(true)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
+    rxdesk_testkit::browser()
 }
 
 /// A [`UrlOpener`] that behaves like a person with a browser.
@@ -170,52 +112,8 @@ impl TestBrowser {
     }
 
     async fn browse(self, url: Url) {
-        let http = self.jar.clone().unwrap_or_else(cookie_jar);
-        let mut chose_organization = false;
-        let first = get(&http, &url).await;
-        let asked_password = matches!(first, Step::Page(_));
-        let mut step = match first {
-            // Remembered by the network: no page at all.
-            Step::Redirect(_) => first,
-            Step::Page(page) => {
-                assert_eq!(page.heading(), "Sign in", "{}", page.html);
-                match &self.act {
-                    Act::Cancel => page.submit(&http, "Cancel", &[]).await,
-                    Act::SignIn { email, .. } => {
-                        page.submit(
-                            &http,
-                            "Sign in",
-                            &[("Email", email), ("Password", PASSWORD)],
-                        )
-                        .await
-                    }
-                }
-            }
-        };
-        if let Step::Page(p) = &step
-            && p.heading() == "Choose an organization"
-        {
-            let Act::SignIn {
-                organization: Some(org),
-                ..
-            } = &self.act
-            else {
-                panic!("unexpected Choose an organization page");
-            };
-            chose_organization = true;
-            step = p.submit(&http, org, &[]).await;
-        }
-        let Step::Redirect(callback) = step else {
-            panic!("expected the redirect to the app, got {step:?}");
-        };
-        // The last hop: the app's loopback listener, as a browser would follow it.
-        let response = http.get(callback).send().await.unwrap();
-        let landing = Landing {
-            status: response.status().as_u16(),
-            html: response.text().await.unwrap(),
-            chose_organization,
-            asked_password,
-        };
+        let browser = self.jar.clone().unwrap_or_else(cookie_jar);
+        let landing = walk_and_land(&browser, &url, &self.act).await;
         if let Some(tx) = self.landing.lock().unwrap().take() {
             let _ = tx.send(landing);
         }
@@ -233,115 +131,6 @@ impl UrlOpener for TestBrowser {
 pub async fn sign_in(client: &Client, email: &str, organization: Option<&str>) -> Session {
     let (browser, _landing) = TestBrowser::signing_in(email, organization);
     client.sign_in().opener(browser).run().await.unwrap()
-}
-
-#[derive(Debug)]
-pub enum Step {
-    Page(Page),
-    Redirect(Url),
-}
-
-impl Step {
-    pub fn page(self) -> Page {
-        match self {
-            Self::Page(p) => p,
-            Self::Redirect(u) => panic!("expected a page, got a redirect to {u}"),
-        }
-    }
-}
-
-#[derive(Debug)]
-pub struct Page {
-    pub url: Url,
-    pub html: String,
-}
-
-async fn get(http: &reqwest::Client, url: &Url) -> Step {
-    let response = http.get(url.clone()).send().await.unwrap();
-    step(url, response).await
-}
-
-async fn step(url: &Url, response: reqwest::Response) -> Step {
-    if response.status().is_redirection() {
-        let location = response.headers()["location"].to_str().unwrap();
-        return Step::Redirect(url.join(location).unwrap());
-    }
-    Step::Page(Page {
-        url: url.clone(),
-        html: response.text().await.unwrap(),
-    })
-}
-
-impl Page {
-    pub fn heading(&self) -> String {
-        let doc = Html::parse_document(&self.html);
-        let h1 = Selector::parse("h1").unwrap();
-        doc.select(&h1)
-            .next()
-            .map(|e| e.text().collect::<String>().trim().to_owned())
-            .unwrap_or_default()
-    }
-
-    /// Fills the fields labelled so and presses the button with this text.
-    pub async fn submit(
-        &self,
-        http: &reqwest::Client,
-        button: &str,
-        fill: &[(&str, &str)],
-    ) -> Step {
-        let (action, fields) = self.form_for(button, fill);
-        let response = http
-            .post(action.clone())
-            .form(&fields)
-            .send()
-            .await
-            .unwrap();
-        step(&action, response).await
-    }
-
-    /// The action URL and the fields a browser would post for this button.
-    fn form_for(&self, button: &str, fill: &[(&str, &str)]) -> (Url, Vec<(String, String)>) {
-        let doc = Html::parse_document(&self.html);
-        let forms = Selector::parse("form").unwrap();
-        let buttons = Selector::parse("button").unwrap();
-        let inputs = Selector::parse("input[name]").unwrap();
-        let labels = Selector::parse("label").unwrap();
-        let text = |e: &ElementRef<'_>| e.text().collect::<String>().trim().to_owned();
-        let (form, pressed) = doc
-            .select(&forms)
-            .find_map(|f| {
-                f.select(&buttons)
-                    .find(|b| text(b) == button)
-                    .map(|b| (f, b))
-            })
-            .unwrap_or_else(|| panic!("no button {button:?} on {}", self.html));
-        let mut fields: Vec<(String, String)> = Vec::new();
-        for input in form.select(&inputs) {
-            let name = input.value().attr("name").unwrap().to_owned();
-            let id = input.value().attr("id");
-            let filled = fill.iter().find_map(|(label, value)| {
-                doc.select(&labels)
-                    .find(|l| text(l) == *label)
-                    .and_then(|l| l.value().attr("for"))
-                    .filter(|for_id| Some(*for_id) == id)
-                    .map(|_| (*value).to_owned())
-            });
-            let value =
-                filled.unwrap_or_else(|| input.value().attr("value").unwrap_or("").to_owned());
-            fields.push((name, value));
-        }
-        if let Some(name) = pressed.value().attr("name") {
-            fields.push((
-                name.to_owned(),
-                pressed.value().attr("value").unwrap_or("").to_owned(),
-            ));
-        }
-        let action = self
-            .url
-            .join(form.value().attr("action").unwrap_or(""))
-            .unwrap();
-        (action, fields)
-    }
 }
 
 /// Per path: the content type and body of the last request.
@@ -747,32 +536,14 @@ async fn forward(
 /// Everything `rxdesk_client` logs (all levels, span opens and closes) while the
 /// guard lives, on this thread (use a current-thread runtime).
 #[derive(Debug, Clone, Default)]
-pub struct LogCapture(Arc<Mutex<Vec<u8>>>);
+pub struct LogCapture(CapturedLogs);
 
 impl LogCapture {
     pub fn install(&self) -> tracing::subscriber::DefaultGuard {
-        let writer = self.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_env_filter(tracing_subscriber::EnvFilter::new("rxdesk_client=trace"))
-            .with_span_events(tracing_subscriber::fmt::format::FmtSpan::FULL)
-            .with_ansi(false)
-            .with_writer(move || writer.clone())
-            .finish();
-        tracing::subscriber::set_default(subscriber)
+        self.0.install_on_this_thread("rxdesk_client=trace")
     }
 
     pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
-    }
-}
-
-impl Write for LogCapture {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
+        self.0.text()
     }
 }

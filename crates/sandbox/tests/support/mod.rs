@@ -1,37 +1,33 @@
-//! Shared helpers of the sandbox's integration tests: start a sandbox in-process,
-//! get machine tokens, drive the browser sign-in (the HTML forms, filled by a
-//! cookie-keeping HTTP client, with the `oauth2` crate as the OAuth client, PKCE S256),
-//! and capture every log line (`capture_logs`).
+//! Shared helpers of the sandbox's integration tests: machine tokens, the
+//! browser sign-in driven with the `oauth2` crate as the OAuth client (PKCE S256)
+//! over the sign-in pages, and the tokens' verification against the JWKS. The
+//! plumbing every crate's tests share (starting a sandbox, the demo accounts,
+//! the crypto provider and HTTP clients, the sign-in page reader, the log
+//! capture) lives in `rxdesk-testkit` and is re-exported here under the names
+//! the tests use.
 //!
 //! Used by the auth tests (issue 2) and the GraphQL tests (issue 3): keep the
 //! signatures of `start_demo`, `start_with`, `machine_token` and `user_token` stable.
 //! No assertions about the auth server's behaviour live here, only the plumbing.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+#![allow(dead_code, unused_imports, clippy::unwrap_used, clippy::expect_used)]
 
 use oauth2::basic::BasicClient;
 use oauth2::{
     AuthUrl, AuthorizationCode, ClientId, CsrfToken, EndpointNotSet, EndpointSet,
     PkceCodeChallenge, PkceCodeVerifier, RedirectUrl, RevocationUrl, TokenResponse, TokenUrl,
 };
+use rxdesk_sandbox::Sandbox;
 use rxdesk_sandbox::auth::claims::AccessClaims;
-use rxdesk_sandbox::{Config, Sandbox};
-use scraper::{Html, Selector};
 use url::Url;
 
-/// Password of every demo account.
-pub const DEMO_PASSWORD: &str = "rxdesk-demo";
-/// Demo prescriber in both organizations.
-pub const ADA: &str = "ada@maple.example";
-/// Demo prescriber in Birch Family Practice only.
-pub const BEN: &str = "ben@birch.example";
-/// Demo medical-operations user in Maple Street Clinic only.
-pub const MO: &str = "mo@maple.example";
-/// The demo Application (public client).
-pub const DESKTOP_CLIENT: &str = "rxdesk-desktop";
-pub const MAPLE_BACKEND: (&str, &str) = ("maple-backend", "maple-backend-secret");
-pub const BIRCH_BACKEND: (&str, &str) = ("birch-backend", "birch-backend-secret");
-pub const MAPLE: &str = "Maple Street Clinic";
-pub const BIRCH: &str = "Birch Family Practice";
+pub use rxdesk_testkit::demo::{
+    ADA, BEN, BIRCH, BIRCH_BACKEND, DESKTOP_CLIENT, MAPLE, MAPLE_BACKEND, MO,
+    PASSWORD as DEMO_PASSWORD,
+};
+pub use rxdesk_testkit::logs::CapturedLogs;
+pub use rxdesk_testkit::sign_in_page::{Page, Reply, get, query_map};
+pub use rxdesk_testkit::{browser, http, install_crypto, start_demo, start_with};
+
 /// A loopback redirect URI the demo Application allows (nothing listens there:
 /// the tests read the redirect's `Location` instead of following it).
 pub const REDIRECT_URI: &str = "http://127.0.0.1:53682/callback";
@@ -39,38 +35,9 @@ pub const REDIRECT_URI: &str = "http://127.0.0.1:53682/callback";
 pub const MACHINE_SCOPE: &str =
     "read:patient write:patient read:prescription read:order write:order";
 
-/// An in-memory sandbox with the demo fixture on a free loopback port.
-pub async fn start_demo() -> Sandbox {
-    start_with(Config::in_memory()).await
-}
-
-/// A sandbox with `config`; panics with the start error's message.
-pub async fn start_with(config: Config) -> Sandbox {
-    match Sandbox::start(config).await {
-        Ok(sandbox) => sandbox,
-        Err(e) => panic!("sandbox did not start: {e}"),
-    }
-}
-
 /// `{origin}{path}` of the sandbox.
 pub fn endpoint(sandbox: &Sandbox, path: &str) -> String {
     sandbox.url().join(path).unwrap().to_string()
-}
-
-/// reqwest is built without a crypto provider of its own (the client crate brings
-/// its rustls configuration): test clients use ring, installed once per process.
-pub fn install_crypto() {
-    // Err only when a provider is already installed, which is what we want.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-}
-
-/// A plain HTTP client (follows no redirects).
-pub fn http() -> reqwest::Client {
-    install_crypto();
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
 }
 
 /// `oauth2`'s HTTP client over [`http`] (the crate is built without one of its own).
@@ -85,17 +52,6 @@ pub async fn oauth_http(
     let body = response.bytes().await?.to_vec();
     // Status and headers come from a response that was already parsed.
     Ok(answer.body(body).unwrap())
-}
-
-/// A "browser": keeps cookies, follows no redirects (so the final redirect to the
-/// app's loopback URI can be read from `Location`).
-pub fn browser() -> reqwest::Client {
-    install_crypto();
-    reqwest::Client::builder()
-        .cookie_store(true)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
 }
 
 /// The API audience the sandbox issues tokens for (its `--audience`), as its
@@ -419,235 +375,11 @@ fn describe_error<E: std::error::Error>(
     }
 }
 
-/// What a browser request ended with: an HTML page or a redirect.
-#[derive(Debug, Clone)]
-pub enum Reply {
-    Page(Page),
-    Redirect(Url),
-}
-
-impl Reply {
-    pub fn is_page(&self) -> bool {
-        matches!(self, Self::Page(_))
-    }
-
-    pub fn page(self) -> Page {
-        match self {
-            Self::Page(page) => page,
-            Self::Redirect(url) => panic!("expected a page, got a redirect to {url}"),
-        }
-    }
-
-    pub fn location(&self) -> Option<Url> {
-        match self {
-            Self::Page(_) => None,
-            Self::Redirect(url) => Some(url.clone()),
-        }
-    }
-}
-
-/// An HTML page the sandbox served.
-#[derive(Debug, Clone)]
-pub struct Page {
-    pub url: Url,
-    pub status: u16,
-    pub html: String,
-}
-
-impl Page {
-    /// The visible text of the page, whitespace collapsed.
-    pub fn text(&self) -> String {
-        let doc = Html::parse_document(&self.html);
-        let body = doc.root_element().text().collect::<Vec<_>>().join(" ");
-        body.split_whitespace().collect::<Vec<_>>().join(" ")
-    }
-
-    /// The text of the first `<h1>`.
-    pub fn heading(&self) -> String {
-        let doc = Html::parse_document(&self.html);
-        let h1 = Selector::parse("h1").unwrap();
-        doc.select(&h1)
-            .next()
-            .map(|h| h.text().collect::<String>().trim().to_owned())
-            .unwrap_or_default()
-    }
-
-    /// Names of the buttons (their visible text).
-    pub fn buttons(&self) -> Vec<String> {
-        let doc = Html::parse_document(&self.html);
-        let sel = Selector::parse("button").unwrap();
-        doc.select(&sel)
-            .map(|b| b.text().collect::<String>().trim().to_owned())
-            .collect()
-    }
-
-    /// The `name` of the input labelled `label` (via `<label for>`).
-    pub fn input_labelled(&self, label: &str) -> Option<String> {
-        let doc = Html::parse_document(&self.html);
-        let labels = Selector::parse("label").unwrap();
-        let for_id = doc
-            .select(&labels)
-            .find(|l| l.text().collect::<String>().trim() == label)?
-            .value()
-            .attr("for")?
-            .to_owned();
-        let input = Selector::parse(&format!("input#{for_id}")).ok()?;
-        doc.select(&input)
-            .next()?
-            .value()
-            .attr("name")
-            .map(str::to_owned)
-    }
-
-    /// Submits the form holding the button whose text is `button`, with the
-    /// form's hidden inputs, `fields` (by input name) and the button's own
-    /// name/value.
-    pub async fn submit(
-        &self,
-        browser: &reqwest::Client,
-        button: &str,
-        fields: &[(String, String)],
-    ) -> Reply {
-        let doc = Html::parse_document(&self.html);
-        let forms = Selector::parse("form").unwrap();
-        let buttons = Selector::parse("button").unwrap();
-        let hidden = Selector::parse("input[type=hidden]").unwrap();
-        for form in doc.select(&forms) {
-            let Some(pressed) = form
-                .select(&buttons)
-                .find(|b| b.text().collect::<String>().trim() == button)
-            else {
-                continue;
-            };
-            let mut body: Vec<(String, String)> = form
-                .select(&hidden)
-                .filter_map(|i| {
-                    Some((
-                        i.value().attr("name")?.to_owned(),
-                        i.value().attr("value").unwrap_or_default().to_owned(),
-                    ))
-                })
-                .collect();
-            body.extend(fields.iter().cloned());
-            if let Some(name) = pressed.value().attr("name") {
-                body.push((
-                    name.to_owned(),
-                    pressed.value().attr("value").unwrap_or_default().to_owned(),
-                ));
-            }
-            let action = form.value().attr("action").unwrap_or_default();
-            let target = self.url.join(action).unwrap();
-            let response = browser
-                .post(target.clone())
-                .form(&body)
-                .send()
-                .await
-                .unwrap();
-            return to_reply(target, response).await;
-        }
-        panic!(
-            "no form with a button {button:?} on the page: {}",
-            self.text()
-        );
-    }
-
-    /// Fills **Email** and **Password** and presses **Sign in**.
-    pub async fn sign_in(&self, browser: &reqwest::Client, email: &str, password: &str) -> Reply {
-        let email_field = self
-            .input_labelled("Email")
-            .expect("a field labelled Email");
-        let password_field = self
-            .input_labelled("Password")
-            .expect("a field labelled Password");
-        self.submit(
-            browser,
-            "Sign in",
-            &[
-                (email_field, email.to_owned()),
-                (password_field, password.to_owned()),
-            ],
-        )
-        .await
-    }
-
-    /// On **Choose an organization**, presses the button named `name`.
-    pub async fn choose_organization(&self, browser: &reqwest::Client, name: &str) -> Reply {
-        assert_eq!(
-            self.heading(),
-            "Choose an organization",
-            "page: {}",
-            self.text()
-        );
-        self.submit(browser, name, &[]).await
-    }
-}
-
-/// `GET url` in `browser`.
-pub async fn get(browser: &reqwest::Client, url: &str) -> Reply {
-    let target = Url::parse(url).unwrap();
-    let response = browser.get(target.clone()).send().await.unwrap();
-    to_reply(target, response).await
-}
-
-async fn to_reply(url: Url, response: reqwest::Response) -> Reply {
-    let status = response.status();
-    if status.is_redirection() {
-        let location = response
-            .headers()
-            .get(reqwest::header::LOCATION)
-            .expect("a redirect has a Location")
-            .to_str()
-            .unwrap();
-        return Reply::Redirect(url.join(location).unwrap());
-    }
-    Reply::Page(Page {
-        url,
-        status: status.as_u16(),
-        html: response.text().await.unwrap(),
-    })
-}
-
-/// The query parameters of `url` (last one wins).
-pub fn query_map(url: &Url) -> std::collections::HashMap<String, String> {
-    url.query_pairs()
-        .map(|(k, v)| (k.into_owned(), v.into_owned()))
-        .collect()
-}
-
-/// Everything the sandbox logs, from [`capture_logs`] on.
-#[derive(Clone, Default)]
-pub struct CapturedLogs(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-
-impl CapturedLogs {
-    /// The log lines written so far.
-    pub fn text(&self) -> String {
-        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
-    }
-}
-
-impl std::io::Write for CapturedLogs {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// Installs the process-wide tracing subscriber, at TRACE level for everything
 /// but the HTML parser the tests use to read pages, writing into the returned
 /// capture. Once per test binary: a second call panics.
 pub fn capture_logs() -> CapturedLogs {
     let captured = CapturedLogs::default();
-    let writer = captured.clone();
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new(
-            "trace,html5ever=off,markup5ever=off,selectors=off,scraper=off",
-        ))
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .init();
+    captured.install_global("trace,html5ever=off,markup5ever=off,selectors=off,scraper=off");
     captured
 }
