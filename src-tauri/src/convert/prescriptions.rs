@@ -102,12 +102,27 @@ pub fn check_draft_form(form: &DraftForm) -> Result<(), CommandError> {
 /// The draft form as the network's prescription input (fields left empty are
 /// not sent; the patient only on a new draft).
 pub fn prescription_input(patient_id: Option<&str>, form: &DraftForm) -> net::PrescriptionInput {
+    // One exhaustive destructure: a field added to the form does not compile
+    // until it is placed here (sent, or said why not), so none is dropped silently.
+    let DraftForm {
+        template_id,
+        drug_id,
+        instructions,
+        quantity,
+        unit,
+        days_supply,
+        refills,
+        dispense_as_written,
+        notes,
+        add_diagnoses,
+        remove_diagnoses,
+    } = form;
     let dispense = net::DispenseInput {
-        quantity: form.quantity,
-        unit: trimmed(form.unit.as_deref()),
-        days_supply: form.days_supply,
-        refills_allowed: form.refills,
-        dispense_as_written: form.dispense_as_written,
+        quantity: *quantity,
+        unit: trimmed(unit.as_deref()),
+        days_supply: *days_supply,
+        refills_allowed: *refills,
+        dispense_as_written: *dispense_as_written,
     };
     let has_dispense = dispense.quantity.is_some()
         || dispense.unit.is_some()
@@ -116,23 +131,29 @@ pub fn prescription_input(patient_id: Option<&str>, form: &DraftForm) -> net::Pr
         || dispense.dispense_as_written.is_some();
     net::PrescriptionInput {
         patient: patient_id.map(|p| net::PatientReferenceInput { id: Some(id(p)) }),
-        template_id: trimmed(form.template_id.as_deref()).map(|t| id(&t)),
-        treatment: trimmed(form.drug_id.as_deref()).map(|d| net::TreatmentReferenceInput {
+        template_id: trimmed(template_id.as_deref()).map(|t| id(&t)),
+        treatment: trimmed(drug_id.as_deref()).map(|d| net::TreatmentReferenceInput {
             id: Some(id(&d)),
             ..Default::default()
         }),
-        instructions: trimmed(form.instructions.as_deref()),
+        instructions: trimmed(instructions.as_deref()),
         dispense: has_dispense.then_some(dispense),
-        clinical: prescription_clinical(form),
+        clinical: prescription_clinical(notes.as_deref(), add_diagnoses, remove_diagnoses),
+        // The rest is not the form's: `id` and `externalId` are set by the
+        // workflow (an Update names the draft; a create carries its key), and
+        // `signing` is only ever sent by the Sign call.
         ..Default::default()
     }
 }
 
 /// The form's note and diagnoses as the network's `clinical` input: the
 /// diagnoses as a patch (`add`, `remove`), so a repeat changes nothing.
-fn prescription_clinical(form: &DraftForm) -> Option<net::PrescriptionClinicalInput> {
-    let add: Vec<net::DiagnosisReferenceInput> = form
-        .add_diagnoses
+fn prescription_clinical(
+    notes: Option<&str>,
+    add_diagnoses: &[DiagnosisPick],
+    remove_diagnoses: &[String],
+) -> Option<net::PrescriptionClinicalInput> {
+    let add: Vec<net::DiagnosisReferenceInput> = add_diagnoses
         .iter()
         .filter_map(|pick| match trimmed(pick.id.as_deref()) {
             Some(dx) => Some(net::DiagnosisReferenceInput {
@@ -145,8 +166,7 @@ fn prescription_clinical(form: &DraftForm) -> Option<net::PrescriptionClinicalIn
             }),
         })
         .collect();
-    let remove: Vec<net::DiagnosisReferenceInput> = form
-        .remove_diagnoses
+    let remove: Vec<net::DiagnosisReferenceInput> = remove_diagnoses
         .iter()
         .filter_map(|dx| trimmed(Some(dx)))
         .map(|dx| net::DiagnosisReferenceInput {
@@ -159,7 +179,7 @@ fn prescription_clinical(form: &DraftForm) -> Option<net::PrescriptionClinicalIn
         remove: (!remove.is_empty()).then_some(remove),
         none: None,
     });
-    let notes = trimmed(form.notes.as_deref());
+    let notes = trimmed(notes);
     (diagnoses.is_some() || notes.is_some())
         .then_some(net::PrescriptionClinicalInput { diagnoses, notes })
 }
