@@ -49,6 +49,10 @@ fn clinic() -> Clinic {
         sex: Some(Sex::Female),
         email: None,
         phone: Some("+16175550188".into()),
+        middle_name: None,
+        gender: None,
+        address: None,
+        notes: None,
     };
     let patient = match app.ok("save_patient", json!({"id": null, "input": input})) {
         PatientOutcome::Saved { patient, .. } => *patient,

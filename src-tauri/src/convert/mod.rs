@@ -38,6 +38,10 @@ mod tests {
             sex: None,
             email: None,
             phone: None,
+            middle_name: None,
+            gender: None,
+            address: None,
+            notes: None,
         };
 
         let refused = check_patient_input(&input);
