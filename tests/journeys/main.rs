@@ -21,6 +21,7 @@
 
 mod after_send;
 mod audit;
+mod clinic_day;
 mod logs;
 mod session;
 mod smoke;
@@ -153,6 +154,7 @@ async fn run(filters: &[String]) -> ExitCode {
     );
     journey!(after_send::staff_send_the_order_the_pharmacy_reroutes_it_work_flags_it_and_the_clinics_receiver_logs_its_events);
     journey!(session::after_the_lock_no_environment_in_the_list_gives_a_session_back);
+    journey!(clinic_day::clinic_day_staff_add_a_patient_with_address_insurance_and_a_preferred_pharmacy_and_the_page_shows_them);
     journey!(audit::the_network_holds_no_duplicate_draft_order_or_signature);
     journey!(logs::no_log_of_the_run_holds_a_token_or_a_patient_name);
 

@@ -296,6 +296,19 @@ fn address_input(a: &PatientAddress) -> Option<net::AddressInput> {
     given.then_some(address)
 }
 
+/// The form as sent to add someone: a blank middle name, gender or notes is
+/// left out rather than sent as "clear it" — the network may match someone on
+/// record, whom a Sync updates with what was sent.
+pub fn for_adding(input: &PatientInput) -> PatientInput {
+    let given = |v: &Option<String>| v.as_deref().and_then(|v| trimmed(Some(v)));
+    PatientInput {
+        middle_name: given(&input.middle_name),
+        gender: given(&input.gender),
+        notes: given(&input.notes),
+        ..input.clone()
+    }
+}
+
 /// The record's notes from the patient form, when it sets them (`""` clears).
 pub fn notes_input(input: &PatientInput) -> Option<net::PatientClinicalInput> {
     input.notes.as_ref().map(|notes| net::PatientClinicalInput {

@@ -63,12 +63,15 @@ describe('the patient page: the whole record', () => {
     expect(buttons(root, 'Save changes')).toHaveLength(0);
   });
 
-  it('shows the network refusing an address without a country beside Country, and keeps what was typed', async () => {
+  it('shows the network refusing an address without a country beside Country alone, and keeps what was typed', async () => {
     const { fake, root } = await open(() => patient());
     fake.on('save_patient', () => ({
       kind: 'saved',
       patient: patient(),
-      notes: [{ key: 'demographic.address.country', label: 'Address', status: 'REJECTED', severity: 'BLOCKING', reason: 'An address needs its country', options: [] }],
+      notes: [
+        { key: 'demographic.gender', label: 'Gender', status: 'REJECTED', severity: 'INFO', reason: 'Not saved: nothing in this call was saved because `demographic.address.country` could not be applied', options: [] },
+        { key: 'demographic.address.country', label: 'Address', status: 'REJECTED', severity: 'BLOCKING', reason: 'An address needs its country', options: [] },
+      ],
     }));
     button(root, 'Edit details').click();
     flushSync();
@@ -82,6 +85,7 @@ describe('the patient page: the whole record', () => {
     expect(country.getAttribute('aria-invalid')).toBe('true');
     expect(document.getElementById(country.getAttribute('aria-describedby') ?? '')?.textContent).toBe('An address needs its country');
     expect(byLabel(root, 'City').value).toBe('Boston');
+    expect(byLabel(root, 'Gender').getAttribute('aria-invalid')).not.toBe('true');
     expect(button(root, 'Save changes')).toBeTruthy();
   });
 });

@@ -16,7 +16,7 @@ use rxdesk_client::network::{Outcome, PatientSearch, PharmacyMatches};
 use super::{AppCore, not_found};
 use crate::convert::{
     benefits_input, candidate_summary, change_notes, check_benefit_edit, check_clinical_edit,
-    check_patient_input, choice_view, clinical_input, demographic_input, notes_input,
+    check_patient_input, choice_view, clinical_input, demographic_input, for_adding, notes_input,
     patient_record, patient_summary, pharmacy_reference,
 };
 use crate::index::Scope;
@@ -112,6 +112,14 @@ impl AppCore {
         input: &PatientInput,
     ) -> Result<PatientOutcome, CommandError> {
         check_patient_input(input)?;
+        let adding;
+        let input = match id {
+            None => {
+                adding = for_adding(input);
+                &adding
+            }
+            Some(_) => input,
+        };
         let demographic = demographic_input(input);
         let notes = notes_input(input);
         let (outcome, scope) = match id {
