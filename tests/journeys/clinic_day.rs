@@ -145,6 +145,11 @@ pub async fn choose_preferred_pharmacy(
     app.fill("Near", near).await?;
     app.click("Find pharmacies").await?;
     app.wait_for_text("miles away").await?;
+    app.script(
+        "document.querySelector('[aria-label=\"Pharmacies found\"]').scrollIntoView()",
+        vec![],
+    )
+    .await?;
     app.shot("preferred pharmacy: the search's options").await?;
     app.click(&format!("Choose {pharmacy}")).await?;
     app.wait_for_text("Change preferred pharmacy").await?;
@@ -159,7 +164,13 @@ pub async fn page_shows_the_whole_record(app: &mut Desktop, name: &str) -> Resul
     for text in [SHOWN_ADDRESS, &card, PHARMACY, "Prefers a call before noon"] {
         app.wait_for_text(text).await?;
     }
-    app.shot("the patient page with address, insurance and preferred pharmacy")
+    app.shot("the patient page with address and notes").await?;
+    app.script(
+        "document.querySelector('[aria-label=\"Insurance\"]').scrollIntoView()",
+        vec![],
+    )
+    .await?;
+    app.shot("the patient page with insurance and preferred pharmacy")
         .await?;
     Ok(())
 }
