@@ -242,6 +242,20 @@ commands! {
         let same = || identity("edit_clinical", &(&id, &edit));
         core.act(action, Safety::Change, same, core.edit_clinical(&id, &edit)).await
     }
+    /// Adds, corrects or removes an insurance card.
+    fn edit_benefits(core, action: Option<ActionId>, id: String, edit: BenefitEdit) -> PatientOutcome {
+        let same = || identity("edit_benefits", &(&id, &edit));
+        core.act(action, Safety::Change, same, core.edit_benefits(&id, &edit)).await
+    }
+    /// The orders' pharmacy search for the patient's preferred pharmacy (one
+    /// that fits is set; several are options).
+    fn find_preferred_pharmacy(core, action: Option<ActionId>, id: String, search: PharmacySearch) -> PreferredPharmacyAnswer {
+        core.act(action, Safety::Read, String::new, core.find_preferred_pharmacy(&id, &search)).await
+    }
+    fn choose_preferred_pharmacy(core, action: Option<ActionId>, id: String, pharmacy_id: String) -> PatientOutcome {
+        let same = || identity("choose_preferred_pharmacy", &(&id, &pharmacy_id));
+        core.act(action, Safety::Change, same, core.choose_preferred_pharmacy(&id, &pharmacy_id)).await
+    }
     /// The patient's drafts and orders this workstation knows, fetched live.
     fn patient_work(core, action: Option<ActionId>, id: String) -> PatientWork {
         core.act(action, Safety::Read, String::new, core.patient_work(&id)).await

@@ -87,6 +87,10 @@ fn add_patient(app: &TestApp, last: &str) -> PatientRecord {
         sex: Some(Sex::Female),
         email: None,
         phone: Some("+16175550123".into()),
+        middle_name: None,
+        gender: None,
+        address: None,
+        notes: None,
     };
     match app.invoke_ok(args::save_patient {
         action: None,

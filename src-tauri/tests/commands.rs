@@ -19,6 +19,10 @@ use rxdesk_lib::ipc::{
     SessionEvent, SessionStorage, Sex, SignInEvent, SignInFailure, SignOutSummary, SignRequest,
     SignResult, SigningState, TemplateView, WorkLists,
 };
+use rxdesk_lib::ipc::{
+    BenefitEdit, BenefitInput, MedicationStatus, MedicationStatusChange, PatientAddress,
+    PreferredPharmacyAnswer,
+};
 use rxdesk_lib::session_store::SessionStore;
 use serde_json::{Value, json};
 use support::*;
@@ -53,6 +57,10 @@ fn form(first: &str, last: &str, date_of_birth: &str) -> PatientInput {
         sex: Some(Sex::Female),
         email: None,
         phone: Some(MOBILE.into()),
+        middle_name: None,
+        gender: None,
+        address: None,
+        notes: None,
     }
 }
 
@@ -2322,4 +2330,246 @@ fn a_link_the_os_hands_over_reaches_the_ui_as_an_open_link_event() {
         .recv_timeout(Duration::from_secs(5))
         .unwrap();
     assert!(matches!(refused, LinkEvent::Invalid { .. }), "{refused:?}");
+}
+
+// ---- the patient page: address, gender, middle name, notes, insurance, preferred pharmacy
+
+fn boston() -> PatientAddress {
+    PatientAddress {
+        street1: "12 Elm Street".into(),
+        city: "Boston".into(),
+        state: "MA".into(),
+        postal_code: "02110".into(),
+        country: "US".into(),
+        ..Default::default()
+    }
+}
+
+fn edit_benefits(app: &TestApp, id: &str, edit: &BenefitEdit) -> PatientOutcome {
+    app.ok("edit_benefits", json!({"id": id, "edit": edit}))
+}
+
+fn card(bin: &str, member_id: &str) -> BenefitInput {
+    BenefitInput {
+        bin: bin.into(),
+        member_id: member_id.into(),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_patient_added_with_middle_name_gender_address_and_notes_shows_them_on_the_record() {
+    let (_sandbox, app) = signed_in(MO);
+    let mut input = form("Lena", "Whole", "1980-04-02");
+    input.middle_name = Some("Maria".into());
+    input.gender = Some("woman".into());
+    input.address = Some(boston());
+    input.notes = Some("Prefers morning calls".into());
+
+    let (added, _) = saved_patient(save_patient(&app, None, &input));
+    let read: PatientRecord = app.ok("get_patient", json!({"id": added.id}));
+
+    assert_eq!(read.middle_name.as_deref(), Some("Maria"));
+    assert_eq!(read.full_name, "Lena Maria Whole");
+    assert_eq!(read.gender.as_deref(), Some("woman"));
+    assert_eq!(read.address, Some(boston()));
+    assert_eq!(read.notes.as_deref(), Some("Prefers morning calls"));
+}
+
+#[test]
+fn an_address_without_a_country_is_refused_on_the_country_and_the_record_keeps_the_old_one() {
+    let (_sandbox, app) = signed_in(MO);
+    let patient = add_patient(&app, "Cora", "Countryless");
+    let mut input = form("Cora", "Countryless", "1980-04-02");
+    input.address = Some(PatientAddress {
+        country: String::new(),
+        ..boston()
+    });
+
+    let (after, notes) = saved_patient(save_patient(&app, Some(&patient.id), &input));
+
+    assert_eq!(after.address, None);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.key == "demographic.address.country" && n.reason.is_some()),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn an_edit_that_blanks_the_middle_name_gender_and_notes_clears_them() {
+    let (_sandbox, app) = signed_in(MO);
+    let mut input = form("Bea", "Blank", "1980-04-02");
+    input.middle_name = Some("Ann".into());
+    input.gender = Some("woman".into());
+    input.notes = Some("Call first".into());
+    let (patient, _) = saved_patient(save_patient(&app, None, &input));
+    input.middle_name = Some(" ".into());
+    input.gender = Some(String::new());
+    input.notes = Some(String::new());
+
+    let (after, _) = saved_patient(save_patient(&app, Some(&patient.id), &input));
+
+    assert_eq!(
+        (after.middle_name, after.gender, after.notes),
+        (None, None, None)
+    );
+}
+
+#[test]
+fn insurance_is_added_corrected_in_place_corrected_to_another_member_id_and_removed() {
+    let (_sandbox, app) = signed_in(MO);
+    let patient = add_patient(&app, "Ines", "Insured");
+
+    let (added, _) = saved_patient(edit_benefits(
+        &app,
+        &patient.id,
+        &BenefitEdit::Add {
+            benefit: card("610014", "M123456"),
+        },
+    ));
+    let first = added.benefits[0].clone();
+    let (grouped, _) = saved_patient(edit_benefits(
+        &app,
+        &patient.id,
+        &BenefitEdit::Correct {
+            on_file: first.clone(),
+            benefit: BenefitInput {
+                group_id: "RX77".into(),
+                ..card("610014", "M123456")
+            },
+        },
+    ));
+    let (renumbered, _) = saved_patient(edit_benefits(
+        &app,
+        &patient.id,
+        &BenefitEdit::Correct {
+            on_file: grouped.benefits[0].clone(),
+            benefit: card("610014", "M999"),
+        },
+    ));
+    let (removed, _) = saved_patient(edit_benefits(
+        &app,
+        &patient.id,
+        &BenefitEdit::Remove {
+            id: renumbered.benefits[0].id.clone(),
+        },
+    ));
+
+    assert_eq!(added.benefits.len(), 1);
+    assert_eq!(
+        (
+            &grouped.benefits[0].id,
+            grouped.benefits[0].group_id.as_deref()
+        ),
+        (&first.id, Some("RX77"))
+    );
+    assert_eq!(renumbered.benefits.len(), 1);
+    assert_eq!(renumbered.benefits[0].member_id, "M999");
+    assert_ne!(renumbered.benefits[0].id, first.id);
+    assert!(removed.benefits.is_empty());
+}
+
+#[test]
+fn insurance_added_without_a_member_id_is_refused_on_the_member_id_and_nothing_is_added() {
+    let (_sandbox, app) = signed_in(MO);
+    let patient = add_patient(&app, "Milo", "Memberless");
+
+    let (after, notes) = saved_patient(edit_benefits(
+        &app,
+        &patient.id,
+        &BenefitEdit::Add {
+            benefit: card("610014", "  "),
+        },
+    ));
+
+    assert!(after.benefits.is_empty());
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.key == "demographic.benefits.add.0.memberId"),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn a_preferred_pharmacy_is_chosen_from_the_orders_search_and_shown_on_the_record() {
+    let (_sandbox, app) = signed_in(MO);
+    let patient = add_patient(&app, "Pia", "Preferring");
+
+    let answer: PreferredPharmacyAnswer = app.ok(
+        "find_preferred_pharmacy",
+        json!({"id": patient.id, "search": {"name": "Harbor Drug", "near": "02116"}}),
+    );
+    let PreferredPharmacyAnswer::Options { options } = answer else {
+        panic!("expected options, got {answer:?}");
+    };
+    let nearest = options[0]
+        .value
+        .clone()
+        .expect("an option names its pharmacy");
+    let (after, _) = saved_patient(app.ok(
+        "choose_preferred_pharmacy",
+        json!({"id": patient.id, "pharmacyId": nearest}),
+    ));
+    let read: PatientRecord = app.ok("get_patient", json!({"id": patient.id}));
+
+    assert_eq!(nearest, "phr_harbor_drug_back_bay");
+    assert_eq!(
+        after.preferred_pharmacy.map(|p| p.id),
+        Some(nearest.clone())
+    );
+    assert_eq!(read.preferred_pharmacy.map(|p| p.id), Some(nearest));
+}
+
+#[test]
+fn a_preferred_pharmacy_search_that_one_pharmacy_fits_sets_it() {
+    let (_sandbox, app) = signed_in(MO);
+    let patient = add_patient(&app, "Uma", "Unique");
+
+    let answer: PreferredPharmacyAnswer = app.ok(
+        "find_preferred_pharmacy",
+        json!({"id": patient.id, "search": {"name": "Beacon Hill Apothecary"}}),
+    );
+
+    let PreferredPharmacyAnswer::Chosen { patient: after } = answer else {
+        panic!("expected one set, got {answer:?}");
+    };
+    assert_eq!(
+        after.preferred_pharmacy.map(|p| p.name).as_deref(),
+        Some("Beacon Hill Apothecary")
+    );
+}
+
+#[test]
+fn a_medications_status_changes_from_active_to_historical() {
+    let (_sandbox, app) = signed_in(MO);
+    let patient = add_patient(&app, "Hal", "Historical");
+    let (with, _) = saved_patient(edit_clinical(
+        &app,
+        &patient.id,
+        &ClinicalEdit {
+            add_medications: vec![EntryInput {
+                name: None,
+                id: Some(AZITHROMYCIN.into()),
+                status: Some(MedicationStatus::Active),
+            }],
+            ..Default::default()
+        },
+    ));
+
+    let (after, _) = saved_patient(edit_clinical(
+        &app,
+        &patient.id,
+        &ClinicalEdit {
+            update_medications: vec![MedicationStatusChange {
+                id: with.medications[0].id.clone(),
+                status: MedicationStatus::Historical,
+            }],
+            ..Default::default()
+        },
+    ));
+
+    assert_eq!(after.medications[0].status, MedicationStatus::Historical);
 }

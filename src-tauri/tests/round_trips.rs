@@ -48,6 +48,10 @@ fn clinic() -> Clinic {
         sex: Some(Sex::Female),
         email: None,
         phone: Some("+16175550188".into()),
+        middle_name: None,
+        gender: None,
+        address: None,
+        notes: None,
     };
     let patient = match app.invoke_ok(args::save_patient {
         action: None,

@@ -21,6 +21,7 @@
 
 mod after_send;
 mod audit;
+mod clinic_day;
 mod clinic_day_rx;
 mod keyring;
 mod logs;
@@ -156,6 +157,7 @@ async fn run(filters: &[String]) -> ExitCode {
     journey!(after_send::staff_send_the_order_the_pharmacy_reroutes_it_work_flags_it_and_the_clinics_receiver_logs_its_events);
     journey!(clinic_day_rx::clinic_day_rx_staff_draft_the_whole_prescription_a_prescriber_reviews_signs_and_prescribes_it_again);
     journey!(session::after_the_lock_no_environment_in_the_list_gives_a_session_back);
+    journey!(clinic_day::clinic_day_staff_add_a_patient_with_address_insurance_and_a_preferred_pharmacy_and_the_page_shows_them);
     journey!(
         keyring::without_a_keyring_the_app_says_so_signs_in_for_this_run_only_and_stores_the_session_nowhere
     );

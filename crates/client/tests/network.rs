@@ -506,3 +506,103 @@ async fn machine_tokens_are_shared_by_every_network_call() {
 
     assert_eq!(proxy.count("/oauth/token"), 1);
 }
+
+#[tokio::test]
+async fn a_preferred_pharmacy_fitting_several_comes_back_as_options_and_one_fitting_is_set() {
+    let sandbox = sandbox().await;
+    let network = machine(&client_for(sandbox.url()));
+    let patient = add_patient(&network, "Nadia", "Ferreira").await;
+    let by_name = |name: &str| PharmacyReferenceInput {
+        name: Some(name.into()),
+        ..Default::default()
+    };
+
+    let several = network
+        .find_preferred_pharmacy(&patient, by_name("harbor"))
+        .await
+        .unwrap();
+    let one = network
+        .find_preferred_pharmacy(&patient, by_name("Beacon Hill Apothecary"))
+        .await
+        .unwrap();
+
+    let PharmacyMatches::Options(options) = several else {
+        panic!("options expected: {several:?}");
+    };
+    assert!(options.len() >= 2, "{options:?}");
+    let PharmacyMatches::Chosen(chosen) = one else {
+        panic!("one pharmacy set: {one:?}");
+    };
+    let preferred = chosen
+        .demographic
+        .as_ref()
+        .unwrap()
+        .preferred_pharmacy
+        .as_ref();
+    assert_eq!(
+        preferred.map(|p| p.name.as_str()),
+        Some("Beacon Hill Apothecary")
+    );
+}
+
+#[tokio::test]
+async fn a_patients_address_insurance_middle_name_gender_and_notes_are_read_back() {
+    let sandbox = sandbox().await;
+    let network = machine(&client_for(sandbox.url()));
+    let patient = add_patient(&network, "Nadia", "Ferreira").await;
+    let demographic = PatientDemographicInput {
+        name: Some(HumanNameInput {
+            middle: Some("Luisa".into()),
+            ..Default::default()
+        }),
+        gender: Some("woman".into()),
+        address: Some(AddressInput {
+            street1: Some("12 Elm Street".into()),
+            city: Some("Boston".into()),
+            state: Some("MA".into()),
+            postal_code: Some("02110".into()),
+            country: Some("US".into()),
+            ..Default::default()
+        }),
+        benefits: Some(BenefitsPatch {
+            add: Some(vec![BenefitReferenceInput {
+                bin: Some("610014".into()),
+                member_id: Some("M123456".into()),
+                group_id: Some("G7".into()),
+                ..Default::default()
+            }]),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let clinical = PatientClinicalInput {
+        notes: Some("Prefers morning calls".into()),
+        ..Default::default()
+    };
+    network
+        .update_patient(&patient, Some(demographic), Some(clinical))
+        .await
+        .unwrap();
+
+    let got = network.get_patient(&patient).await.unwrap();
+
+    let record = got.record().unwrap();
+    let d = record.demographic.as_ref().unwrap();
+    assert_eq!(d.name.middle.as_deref(), Some("Luisa"));
+    assert_eq!(d.gender.as_deref(), Some("woman"));
+    let address = d.address.as_ref().unwrap();
+    assert_eq!(
+        (address.city.as_deref(), address.country.as_deref()),
+        (Some("Boston"), Some("US"))
+    );
+    assert_eq!(d.benefits.len(), 1);
+    assert_eq!(
+        (d.benefits[0].bin.as_str(), d.benefits[0].member_id.as_str()),
+        ("610014", "M123456")
+    );
+    assert_eq!(d.benefits[0].group_id.as_deref(), Some("G7"));
+    assert_eq!(
+        record.clinical.as_ref().unwrap().notes.as_deref(),
+        Some("Prefers morning calls")
+    );
+}

@@ -1156,6 +1156,137 @@ async fn a_benefit_update_by_id_changes_pcn_and_group_id() {
     );
 }
 
+/// Adds one benefit (bin 610014, member M123456) to `id`; its `ben_` id.
+async fn with_benefit(sb: &rxdesk_sandbox::Sandbox, token: &str, id: &str) -> String {
+    let added = patient(
+        sb,
+        token,
+        json!({ "id": id, "demographic": { "benefits": { "add": [{ "bin": "610014", "memberId": "M123456", "pcn": "MEDDPRIME" }] } } }),
+    )
+    .await;
+    record(&added)["demographic"]["benefits"][0]["id"]
+        .as_str()
+        .expect("setup: the benefit was added")
+        .to_owned()
+}
+
+#[tokio::test]
+async fn a_benefit_added_without_a_bin_is_missing_input_on_its_bin() {
+    let (sb, ada) = ada_and_sandbox().await;
+    let id = add_patient(&sb, &ada, "Grace", "Hopper", DOB).await;
+
+    let r = patient(
+        &sb,
+        &ada,
+        json!({ "id": id, "demographic": { "benefits": { "add": [{ "memberId": "M123456" }] } } }),
+    )
+    .await;
+
+    let missing = unapplied(&r, "demographic.benefits.add.0.bin");
+    assert_eq!(
+        (&missing["category"], &missing["severity"]),
+        (&json!("MISSING_INPUT"), &json!("BLOCKING")),
+        "{r:#}"
+    );
+    let got = get_patient(&sb, &ada, &id).await;
+    assert_eq!(record(&got)["demographic"]["benefits"], json!([]));
+}
+
+#[tokio::test]
+async fn a_benefit_removed_by_id_is_gone_from_the_record() {
+    let (sb, ada) = ada_and_sandbox().await;
+    let id = add_patient(&sb, &ada, "Grace", "Hopper", DOB).await;
+    let benefit = with_benefit(&sb, &ada, &id).await;
+
+    let r = patient(
+        &sb,
+        &ada,
+        json!({ "id": id, "demographic": { "benefits": { "remove": [{ "id": benefit }] } } }),
+    )
+    .await;
+
+    assert!(!has_blocking(&r), "{r:#}");
+    let got = get_patient(&sb, &ada, &id).await;
+    assert_eq!(record(&got)["demographic"]["benefits"], json!([]));
+}
+
+#[tokio::test]
+async fn a_benefit_update_with_another_member_id_is_rejected_and_keeps_the_card() {
+    let (sb, ada) = ada_and_sandbox().await;
+    let id = add_patient(&sb, &ada, "Grace", "Hopper", DOB).await;
+    let benefit = with_benefit(&sb, &ada, &id).await;
+
+    let r = patient(
+        &sb,
+        &ada,
+        json!({ "id": id, "demographic": { "benefits": { "update": [{ "id": benefit, "memberId": "M999", "groupId": "G1" }] } } }),
+    )
+    .await;
+
+    let refused = unapplied(&r, "demographic.benefits.update.0.memberId");
+    assert_eq!(refused["severity"], "BLOCKING", "{r:#}");
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("remove"),
+        "says how to correct it: {refused:#}"
+    );
+    let got = get_patient(&sb, &ada, &id).await;
+    let b = &record(&got)["demographic"]["benefits"][0];
+    assert_eq!(
+        (&b["memberId"], &b["groupId"]),
+        (&json!("M123456"), &Value::Null)
+    );
+}
+
+#[tokio::test]
+async fn a_benefit_update_with_a_blank_pcn_clears_it() {
+    let (sb, ada) = ada_and_sandbox().await;
+    let id = add_patient(&sb, &ada, "Grace", "Hopper", DOB).await;
+    let benefit = with_benefit(&sb, &ada, &id).await;
+
+    let r = patient(
+        &sb,
+        &ada,
+        json!({ "id": id, "demographic": { "benefits": { "update": [{ "id": benefit, "pcn": " " }] } } }),
+    )
+    .await;
+
+    assert!(!has_blocking(&r), "{r:#}");
+    let got = get_patient(&sb, &ada, &id).await;
+    assert_eq!(
+        record(&got)["demographic"]["benefits"][0]["pcn"],
+        Value::Null
+    );
+}
+
+#[tokio::test]
+async fn a_benefit_removed_and_its_correction_added_in_one_patch_replace_the_card() {
+    let (sb, ada) = ada_and_sandbox().await;
+    let id = add_patient(&sb, &ada, "Grace", "Hopper", DOB).await;
+    let benefit = with_benefit(&sb, &ada, &id).await;
+
+    let r = patient(
+        &sb,
+        &ada,
+        json!({ "id": id, "demographic": { "benefits": {
+            "remove": [{ "id": benefit }],
+            "add": [{ "bin": "610014", "memberId": "M999" }] } } }),
+    )
+    .await;
+
+    assert!(!has_blocking(&r), "{r:#}");
+    let got = get_patient(&sb, &ada, &id).await;
+    let benefits = record(&got)["demographic"]["benefits"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(benefits.len(), 1, "{got:#}");
+    assert_eq!(benefits[0]["memberId"], "M999");
+    assert_ne!(benefits[0]["id"], json!(benefit));
+}
+
 // ------------------------------------------------------------------ all or nothing
 
 #[tokio::test]
@@ -1273,5 +1404,24 @@ async fn a_preferred_pharmacy_name_fitting_several_is_ambiguous() {
     assert_eq!(
         record(&got)["demographic"]["preferredPharmacy"],
         Value::Null
+    );
+}
+
+#[tokio::test]
+async fn a_preferred_pharmacy_is_read_back_by_a_later_get() {
+    let (sb, ada) = ada_and_sandbox().await;
+    let id = add_patient(&sb, &ada, "Grace", "Hopper", DOB).await;
+    patient(
+        &sb,
+        &ada,
+        json!({ "id": id, "demographic": { "preferredPharmacy": { "id": MAPLE_PHARMACY } } }),
+    )
+    .await;
+
+    let got = get_patient(&sb, &ada, &id).await;
+
+    assert_eq!(
+        record(&got)["demographic"]["preferredPharmacy"]["id"],
+        MAPLE_PHARMACY
     );
 }

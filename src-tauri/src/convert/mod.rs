@@ -38,6 +38,10 @@ mod tests {
             sex: None,
             email: None,
             phone: None,
+            middle_name: None,
+            gender: None,
+            address: None,
+            notes: None,
         };
 
         let refused = check_patient_input(&input);
@@ -47,6 +51,29 @@ mod tests {
             Err(CommandError::Invalid { ref field, ref message, .. })
                 if field.as_deref() == Some("firstName") && message.starts_with("First name")
         ));
+    }
+
+    #[test]
+    fn adding_a_patient_leaves_out_a_blank_middle_name_gender_and_notes() {
+        let input = PatientInput {
+            first_name: "Rosa".into(),
+            last_name: "Delgado".into(),
+            date_of_birth: "1988-04-17".into(),
+            sex: None,
+            email: None,
+            phone: None,
+            middle_name: Some(" ".into()),
+            gender: Some(String::new()),
+            address: None,
+            notes: Some(String::new()),
+        };
+
+        let adding = for_adding(&input);
+
+        let demographic = demographic_input(&adding);
+        assert!(demographic.name.and_then(|n| n.middle).is_none());
+        assert!(demographic.gender.is_none());
+        assert!(notes_input(&adding).is_none());
     }
 
     #[test]

@@ -2,10 +2,13 @@
 
 use rxdesk_client::network::documents as net;
 
+use super::input::{plain_text, trimmed};
 use super::patients::patient_record;
 use super::prescriptions::prescription_view;
-use super::vocabulary::{exception_kind, fulfillment, order_state};
-use crate::ipc::{CommandError, ExceptionView, OrderView, PharmacyView, RecordKind};
+use super::vocabulary::{exception_kind, fulfillment, net_fulfillment, order_state};
+use crate::ipc::{
+    CommandError, ExceptionView, OrderView, PharmacySearch, PharmacyView, RecordKind,
+};
 use crate::links::link;
 
 fn address_words(a: &net::PharmacyAddress) -> String {
@@ -58,7 +61,26 @@ pub fn order_view(o: net::Order) -> OrderView {
     }
 }
 
-/// Where to look for pharmacies, from the order form's "Near" words and radius:
+/// A pharmacy search (an order's, or a patient's preferred pharmacy) as the
+/// network's reference: each text checked, "near" read by [`near_input`].
+pub fn pharmacy_reference(
+    search: &PharmacySearch,
+) -> Result<net::PharmacyReferenceInput, CommandError> {
+    plain_text(
+        "name",
+        "Pharmacy name",
+        search.name.as_deref().unwrap_or_default(),
+    )?;
+    plain_text("near", "Near", search.near.as_deref().unwrap_or_default())?;
+    Ok(net::PharmacyReferenceInput {
+        name: trimmed(search.name.as_deref()),
+        near: near_input(search.near.as_deref(), search.radius_miles)?,
+        fulfillment_type: search.fulfillment.map(net_fulfillment),
+        ..Default::default()
+    })
+}
+
+/// Where to look for pharmacies, from the search form's "Near" words and radius:
 /// `42.35, -71.06` is a point (the radius filters), a US postal code is an
 /// address there, anything else a city (`Boston` or `Boston, MA`). The network
 /// takes `latLong` or `address` and nothing else (it does not read free text),

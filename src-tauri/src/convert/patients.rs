@@ -5,10 +5,11 @@
 use rxdesk_client::network::documents as net;
 
 use super::input::{id, plain_text, trimmed};
+use super::orders::pharmacy_view;
 use super::vocabulary::{medication_status, net_medication_status, net_sex, sex};
 use crate::ipc::{
-    ClinicalEdit, ClinicalEntry, CommandError, EntryInput, MedicationEntry, PatientInput,
-    PatientRecord, PatientSummary, RecordKind,
+    BenefitEdit, BenefitInput, BenefitView, ClinicalEdit, ClinicalEntry, CommandError, EntryInput,
+    MedicationEntry, PatientAddress, PatientInput, PatientRecord, PatientSummary, RecordKind,
 };
 use crate::links::link;
 
@@ -49,6 +50,24 @@ pub fn patient_record(p: net::Patient) -> PatientRecord {
         sex: d.as_ref().and_then(|d| d.sex).map(sex),
         email: d.as_ref().and_then(|d| d.email.clone()),
         phone: d.as_ref().and_then(|d| d.phone.clone()),
+        gender: d.as_ref().and_then(|d| d.gender.clone()),
+        address: d.as_ref().and_then(|d| d.address.as_ref()).map(address),
+        benefits: d
+            .iter()
+            .flat_map(|d| &d.benefits)
+            .map(|b| BenefitView {
+                id: b.id.inner().to_owned(),
+                bin: b.bin.clone(),
+                pcn: b.pcn.clone(),
+                group_id: b.group_id.clone(),
+                member_id: b.member_id.clone(),
+            })
+            .collect(),
+        preferred_pharmacy: d
+            .as_ref()
+            .and_then(|d| d.preferred_pharmacy.clone())
+            .map(pharmacy_view),
+        notes: clinical.as_ref().and_then(|c| c.notes.clone()),
         allergies: clinical
             .iter()
             .flat_map(|c| &c.allergies)
@@ -73,6 +92,18 @@ pub fn patient_record(p: net::Patient) -> PatientRecord {
             .flat_map(|c| &c.diagnoses)
             .map(diagnosis)
             .collect(),
+    }
+}
+
+fn address(a: &net::PatientAddress) -> PatientAddress {
+    let text = |v: &Option<String>| v.clone().unwrap_or_default();
+    PatientAddress {
+        street1: text(&a.street1),
+        street2: text(&a.street2),
+        city: text(&a.city),
+        state: text(&a.state),
+        postal_code: text(&a.postal_code),
+        country: text(&a.country),
     }
 }
 
@@ -114,7 +145,95 @@ pub fn check_patient_input(input: &PatientInput) -> Result<(), CommandError> {
     plain_text("lastName", "Last name", &input.last_name)?;
     plain_text("dateOfBirth", "Date of birth", &input.date_of_birth)?;
     plain_text("email", "Email", input.email.as_deref().unwrap_or_default())?;
-    plain_text("phone", "Phone", input.phone.as_deref().unwrap_or_default())
+    plain_text("phone", "Phone", input.phone.as_deref().unwrap_or_default())?;
+    plain_text(
+        "middleName",
+        "Middle name",
+        input.middle_name.as_deref().unwrap_or_default(),
+    )?;
+    plain_text(
+        "gender",
+        "Gender",
+        input.gender.as_deref().unwrap_or_default(),
+    )?;
+    if let Some(a) = &input.address {
+        for (field, label, value) in [
+            ("street1", "Street", &a.street1),
+            ("street2", "Street, second line", &a.street2),
+            ("city", "City", &a.city),
+            ("state", "State", &a.state),
+            ("postalCode", "Postal code", &a.postal_code),
+            ("country", "Country", &a.country),
+        ] {
+            plain_text(field, label, value)?;
+        }
+    }
+    plain_text("notes", "Notes", input.notes.as_deref().unwrap_or_default())
+}
+
+/// Every text of an insurance edit, checked.
+pub fn check_benefit_edit(edit: &BenefitEdit) -> Result<(), CommandError> {
+    let (BenefitEdit::Add { benefit } | BenefitEdit::Correct { benefit, .. }) = edit else {
+        return Ok(());
+    };
+    for (field, label, value) in [
+        ("bin", "BIN", &benefit.bin),
+        ("pcn", "PCN", &benefit.pcn),
+        ("groupId", "Group id", &benefit.group_id),
+        ("memberId", "Member id", &benefit.member_id),
+    ] {
+        plain_text(field, label, value)?;
+    }
+    Ok(())
+}
+
+/// An insurance edit as the network's benefits patch. A card's bin and member
+/// id are sent trimmed, and left out when blank, so the network names what is
+/// missing; pcn and group id sent blank on a correction clear them.
+pub fn benefits_input(edit: &BenefitEdit) -> net::BenefitsPatch {
+    let card = |b: &BenefitInput| net::BenefitReferenceInput {
+        id: None,
+        bin: trimmed(Some(&b.bin)),
+        pcn: trimmed(Some(&b.pcn)),
+        group_id: trimmed(Some(&b.group_id)),
+        member_id: trimmed(Some(&b.member_id)),
+    };
+    let on_file = |benefit_id: &str| net::BenefitReferenceInput {
+        id: Some(id(benefit_id)),
+        ..Default::default()
+    };
+    match edit {
+        BenefitEdit::Add { benefit } => net::BenefitsPatch {
+            add: Some(vec![card(benefit)]),
+            ..Default::default()
+        },
+        BenefitEdit::Remove { id: benefit_id } => net::BenefitsPatch {
+            remove: Some(vec![on_file(benefit_id)]),
+            ..Default::default()
+        },
+        BenefitEdit::Correct {
+            on_file: was,
+            benefit,
+        } => {
+            let same = benefit.bin.trim() == was.bin && benefit.member_id.trim() == was.member_id;
+            if same {
+                net::BenefitsPatch {
+                    update: Some(vec![net::BenefitReferenceInput {
+                        pcn: Some(benefit.pcn.trim().to_owned()),
+                        group_id: Some(benefit.group_id.trim().to_owned()),
+                        ..on_file(&was.id)
+                    }]),
+                    ..Default::default()
+                }
+            } else {
+                net::BenefitsPatch {
+                    remove: Some(vec![on_file(&was.id)]),
+                    add: Some(vec![card(benefit)]),
+                    ..Default::default()
+                }
+            }
+        }
+    }
 }
 
 /// Every name typed into a clinical edit, checked.
@@ -133,19 +252,69 @@ pub fn check_clinical_edit(edit: &ClinicalEdit) -> Result<(), CommandError> {
 
 /// The patient form as the network's demographics: every field sent as typed
 /// (trimmed), so a blank required field comes back named by the network.
+/// The middle name, gender and notes as set (`""` clears); the address when
+/// any part of it is given (blank parts left out, so a missing country comes
+/// back named by the network).
 pub fn demographic_input(input: &PatientInput) -> net::PatientDemographicInput {
+    let set = |v: &Option<String>| v.as_deref().map(|v| v.trim().to_owned());
     net::PatientDemographicInput {
         name: Some(net::HumanNameInput {
             first: Some(input.first_name.trim().to_owned()),
             last: Some(input.last_name.trim().to_owned()),
+            middle: set(&input.middle_name),
             ..Default::default()
         }),
         date_of_birth: trimmed(Some(&input.date_of_birth)).map(net::Date),
         sex: input.sex.map(net_sex),
+        gender: set(&input.gender),
         email: trimmed(input.email.as_deref()),
         phone: trimmed(input.phone.as_deref()),
+        address: input.address.as_ref().and_then(address_input),
         ..Default::default()
     }
+}
+
+fn address_input(a: &PatientAddress) -> Option<net::AddressInput> {
+    let address = net::AddressInput {
+        street1: trimmed(Some(&a.street1)),
+        street2: trimmed(Some(&a.street2)),
+        city: trimmed(Some(&a.city)),
+        state: trimmed(Some(&a.state)),
+        postal_code: trimmed(Some(&a.postal_code)),
+        country: trimmed(Some(&a.country)),
+    };
+    let given = [
+        &address.street1,
+        &address.street2,
+        &address.city,
+        &address.state,
+        &address.postal_code,
+        &address.country,
+    ]
+    .iter()
+    .any(|p| p.is_some());
+    given.then_some(address)
+}
+
+/// The form as sent to add someone: a blank middle name, gender or notes is
+/// left out rather than sent as "clear it" — the network may match someone on
+/// record, whom a Sync updates with what was sent.
+pub fn for_adding(input: &PatientInput) -> PatientInput {
+    let given = |v: &Option<String>| v.as_deref().and_then(|v| trimmed(Some(v)));
+    PatientInput {
+        middle_name: given(&input.middle_name),
+        gender: given(&input.gender),
+        notes: given(&input.notes),
+        ..input.clone()
+    }
+}
+
+/// The record's notes from the patient form, when it sets them (`""` clears).
+pub fn notes_input(input: &PatientInput) -> Option<net::PatientClinicalInput> {
+    input.notes.as_ref().map(|notes| net::PatientClinicalInput {
+        notes: Some(notes.trim().to_owned()),
+        ..Default::default()
+    })
 }
 
 fn some_vec<T>(v: Vec<T>) -> Option<Vec<T>> {
@@ -203,12 +372,23 @@ pub fn clinical_input(edit: &ClinicalEdit) -> net::PatientClinicalInput {
             ..Default::default()
         })
         .collect();
-    let medications = (!medications_add.is_empty() || !medications_remove.is_empty()).then(|| {
-        net::MedicationsPatch {
-            add: some_vec(medications_add),
-            remove: some_vec(medications_remove),
+    let medications_update: Vec<_> = edit
+        .update_medications
+        .iter()
+        .map(|m| net::MedicationReferenceInput {
+            id: Some(id(&m.id)),
+            status: Some(net_medication_status(m.status)),
             ..Default::default()
-        }
+        })
+        .collect();
+    let medications = (!medications_add.is_empty()
+        || !medications_remove.is_empty()
+        || !medications_update.is_empty())
+    .then(|| net::MedicationsPatch {
+        add: some_vec(medications_add),
+        update: some_vec(medications_update),
+        remove: some_vec(medications_remove),
+        none: None,
     });
     let diagnoses_add: Vec<_> = edit
         .add_diagnoses

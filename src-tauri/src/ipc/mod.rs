@@ -53,6 +53,22 @@ mod tests {
             sex: Some(Sex::Female),
             email: Some("rosa.delgado@example.org".into()),
             phone: Some("+16175550142".into()),
+            gender: Some("woman".into()),
+            address: Some(PatientAddress {
+                street1: "12 Elm Street".into(),
+                city: "Boston".into(),
+                country: "US".into(),
+                ..Default::default()
+            }),
+            benefits: vec![BenefitView {
+                id: "ben_1".into(),
+                bin: "610014".into(),
+                pcn: None,
+                group_id: Some("RXGRP77".into()),
+                member_id: "M123456".into(),
+            }],
+            preferred_pharmacy: None,
+            notes: Some("Prefers morning calls".into()),
             allergies: vec![ClinicalEntry {
                 id: "alg_1".into(),
                 name: "Penicillins".into(),
@@ -71,7 +87,15 @@ mod tests {
             ..Default::default()
         };
 
-        let printed = format!("{outcome:?} {form:?}");
+        let benefit = BenefitEdit::Add {
+            benefit: BenefitInput {
+                bin: "610014".into(),
+                member_id: "M123456".into(),
+                ..Default::default()
+            },
+        };
+
+        let printed = format!("{outcome:?} {form:?} {benefit:?}");
 
         assert!(printed.contains("pat_1"), "{printed}");
         for secret in [
@@ -82,6 +106,12 @@ mod tests {
             "5550142",
             "Penicillins",
             "capsule",
+            "woman",
+            "Elm Street",
+            "610014",
+            "M123456",
+            "RXGRP77",
+            "morning calls",
         ] {
             assert!(!printed.contains(secret), "{secret} in {printed}");
         }

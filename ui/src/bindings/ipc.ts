@@ -234,7 +234,23 @@ code: string | null, };
 
 export type MedicationEntry = { id: string, name: string, code: string | null, status: MedicationStatus, };
 
-export type PatientRecord = { id: string, firstName: string, middleName: string | null, lastName: string, fullName: string, dateOfBirth: string | null, sex: Sex | null, email: string | null, phone: string | null, allergies: Array<ClinicalEntry>, medications: Array<MedicationEntry>, diagnoses: Array<ClinicalEntry>, 
+export type PatientAddress = { street1: string, street2: string, city: string, state: string, postalCode: string, country: string, };
+
+export type BenefitView = { id: string, bin: string, pcn: string | null, groupId: string | null, memberId: string, };
+
+export type PatientRecord = { id: string, firstName: string, middleName: string | null, lastName: string, fullName: string, dateOfBirth: string | null, sex: Sex | null, email: string | null, phone: string | null, 
+/**
+ * Free text, as the network keeps it.
+ */
+gender: string | null, address: PatientAddress | null, 
+/**
+ * Insurance on file.
+ */
+benefits: Array<BenefitView>, preferredPharmacy: PharmacyView | null, 
+/**
+ * The clinical record's notes.
+ */
+notes: string | null, allergies: Array<ClinicalEntry>, medications: Array<MedicationEntry>, diagnoses: Array<ClinicalEntry>, 
 /**
  * `rxdesk://patient/…`
  */
@@ -244,13 +260,23 @@ export type PatientInput = { firstName: string, lastName: string,
 /**
  * `YYYY-MM-DD`.
  */
-dateOfBirth: string, sex: Sex | null, email: string | null, phone: string | null, };
+dateOfBirth: string, sex: Sex | null, email: string | null, phone: string | null, 
+/**
+ * The fields below: `null` leaves what is on file; `""` clears it.
+ */
+middleName?: string, gender?: string, address?: PatientAddress, notes?: string, };
+
+export type BenefitInput = { bin: string, pcn: string, groupId: string, memberId: string, };
+
+export type BenefitEdit = { "kind": "add", benefit: BenefitInput, } | { "kind": "correct", onFile: BenefitView, benefit: BenefitInput, } | { "kind": "remove", id: string, };
 
 export type EntryInput = { name: string | null, id: string | null, 
 /**
  * Medications only.
  */
 status: MedicationStatus | null, };
+
+export type MedicationStatusChange = { id: string, status: MedicationStatus, };
 
 export type ClinicalEdit = { addAllergies: Array<EntryInput>, 
 /**
@@ -260,9 +286,15 @@ removeAllergies: Array<string>,
 /**
  * Records "no known allergies" (clears the list).
  */
-noKnownAllergies: boolean, addMedications: Array<EntryInput>, removeMedications: Array<string>, addDiagnoses: Array<EntryInput>, removeDiagnoses: Array<string>, };
+noKnownAllergies: boolean, addMedications: Array<EntryInput>, removeMedications: Array<string>, 
+/**
+ * Medications on the record whose status changes (the network's `update`).
+ */
+updateMedications: Array<MedicationStatusChange>, addDiagnoses: Array<EntryInput>, removeDiagnoses: Array<string>, };
 
 export type PatientOutcome = { "kind": "saved", patient: PatientRecord, notes: Array<ChangeNote>, } | { "kind": "candidates", reason: string, candidates: Array<PatientSummary>, } | { "kind": "notSaved", problems: Array<ChangeNote>, };
+
+export type PreferredPharmacyAnswer = { "kind": "chosen", patient: PatientRecord, } | { "kind": "options", options: Array<ChoiceView>, } | { "kind": "nothing", reasons: Array<ChangeNote>, };
 
 export type DrugView = { id: string, name: string, rxNormId: string | null, };
 
@@ -458,6 +490,9 @@ export interface Commands {
   get_patient: { args: { action: ActionId | null; id: string }; result: PatientRecord };
   save_patient: { args: { action: ActionId | null; id: string | null; input: PatientInput }; result: PatientOutcome };
   edit_clinical: { args: { action: ActionId | null; id: string; edit: ClinicalEdit }; result: PatientOutcome };
+  edit_benefits: { args: { action: ActionId | null; id: string; edit: BenefitEdit }; result: PatientOutcome };
+  find_preferred_pharmacy: { args: { action: ActionId | null; id: string; search: PharmacySearch }; result: PreferredPharmacyAnswer };
+  choose_preferred_pharmacy: { args: { action: ActionId | null; id: string; pharmacyId: string }; result: PatientOutcome };
   patient_work: { args: { action: ActionId | null; id: string }; result: PatientWork };
   look_up_drug: { args: { action: ActionId | null; query: string }; result: Array<ChoiceView> };
   look_up_diagnosis: { args: { action: ActionId | null; query: string }; result: Array<ChoiceView> };

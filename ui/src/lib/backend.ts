@@ -4,6 +4,7 @@
 // so a command name is written nowhere else. Every failure is a CommandError.
 import type {
   ActionId,
+  BenefitEdit,
   ClinicalEdit,
   CommandError,
   Commands,
@@ -105,6 +106,12 @@ export const api = {
     call('save_patient', { action, id, input }),
   editClinical: (id: string, edit: ClinicalEdit, action: Action = null) =>
     call('edit_clinical', { action, id, edit }),
+  editBenefits: (id: string, edit: BenefitEdit, action: Action = null) =>
+    call('edit_benefits', { action, id, edit }),
+  findPreferredPharmacy: (id: string, search: PharmacySearch, action: Action = null) =>
+    call('find_preferred_pharmacy', { action, id, search }),
+  choosePreferredPharmacy: (id: string, pharmacyId: string, action: Action = null) =>
+    call('choose_preferred_pharmacy', { action, id, pharmacyId }),
   patientWork: (id: string, action: Action = null) => call('patient_work', { action, id }),
   lookUpDrug: (query: string, action: Action = null) => call('look_up_drug', { action, query }),
   lookUpDiagnosis: (query: string, action: Action = null) => call('look_up_diagnosis', { action, query }),

@@ -88,7 +88,7 @@ describe('the patient page', () => {
     await go({ name: 'patient', id: 'pat_1', notes: [] });
 
     const regions = [...root.querySelectorAll('[role="region"]')].map((r) => r.getAttribute('aria-label'));
-    expect(regions).toEqual(['Allergies', 'Medications', 'Diagnoses']);
+    expect(regions).toEqual(['Allergies', 'Medications', 'Diagnoses', 'Insurance', 'Preferred pharmacy']);
     expect(root.querySelector('[aria-label="Allergies"]')?.textContent).toContain('Penicillin');
     expect(button(root, 'Remove Penicillin')).toBeTruthy();
     expect(root.querySelector('[aria-label="Diagnoses"]')?.textContent).toContain('No diagnoses recorded');

@@ -18,7 +18,7 @@
 //! | `update_prescription` | write | yes | fields are set; diagnosis patches repeat as no-ops |
 //! | `sign_prescription(s)` | sign | yes | the network answers a repeated signature of the same hash as the signed prescription; a changed draft still answers `INVALIDATED_SIGN` |
 //! | `draft_order` | write | yes | its [`IdempotencyKey`] is the `externalId` |
-//! | `update_order`, `find_pharmacies` | write | yes | adding a prescription already on the order, or removing one no longer on it, is a no-op; a pharmacy is set, not added |
+//! | `update_order`, `find_pharmacies`, `find_preferred_pharmacy` | write | yes | adding a prescription already on the order, or removing one no longer on it, is a no-op; a pharmacy is set, not added |
 //! | `send_order`, `cancel_order` | write | yes | the network answers a repeat with the order as it is |
 //!
 //! A machine token never signs: [`Network::sign_prescription`] on a backend's
@@ -86,12 +86,14 @@ pub enum Signing {
     },
 }
 
-/// The answer to a pharmacy search through an order.
+/// The answer to a pharmacy search through an order (`R` = [`Order`]) or a
+/// patient's preferred pharmacy (`R` = [`Patient`]).
 #[derive(Debug, Clone)]
-pub enum PharmacyMatches {
-    /// Exactly one pharmacy fitted: the network set it on the order.
-    Chosen(Box<Order>),
-    /// Several fitted: choose one and send its id ([`Network::update_order`]).
+pub enum PharmacyMatches<R = Order> {
+    /// Exactly one pharmacy fitted: the network set it on the record.
+    Chosen(Box<R>),
+    /// Several fitted: choose one and send its id ([`Network::update_order`],
+    /// [`Network::update_patient`]).
     Options(Vec<Choice>),
     /// None fitted, or the search could not be used: the network's reasons.
     Nothing(Vec<Change>),
@@ -655,32 +657,67 @@ impl Network {
         };
         let operation = request(FindPharmacies::build, self.order_arguments(input));
         self.send("find_pharmacies", operation, WRITE, |d| {
-            Ok(match outcome::order_outcome(d.order)? {
-                Outcome::Record {
-                    record, unapplied, ..
-                } => {
-                    match unapplied
-                        .iter()
-                        .find(|c| c.key.starts_with("pharmacy") && c.is_ambiguous())
-                    {
-                        Some(change) => PharmacyMatches::Options(change.choices()),
-                        None => match record {
-                            Some(order) if unapplied.is_empty() => {
-                                PharmacyMatches::Chosen(Box::new(order))
-                            }
-                            _ => PharmacyMatches::Nothing(unapplied),
-                        },
-                    }
-                }
-                Outcome::Ambiguous { .. } => {
-                    return Err(ClientError::protocol(
-                        "a pharmacy search answered an order ambiguity",
-                    ));
-                }
-            })
+            pharmacy_matches(outcome::order_outcome(d.order)?, "pharmacy", "an order")
         })
         .await
     }
+
+    /// Pharmacies that fit `reference`, through the patient's
+    /// `preferredPharmacy`: several come back as options (nothing saved);
+    /// exactly one becomes the patient's preferred pharmacy. Retried as
+    /// [`Network::update_patient`] (a pharmacy is set, not added).
+    pub async fn find_preferred_pharmacy(
+        &self,
+        patient_id: &str,
+        reference: PharmacyReferenceInput,
+    ) -> Result<PharmacyMatches<Patient>, ClientError> {
+        let input = PatientInput {
+            id: Some(id(patient_id)),
+            demographic: Some(PatientDemographicInput {
+                preferred_pharmacy: Some(reference),
+                ..Default::default()
+            }),
+            clinical: None,
+        };
+        let operation = request(FindPreferredPharmacy::build, self.patient_arguments(input));
+        self.send("find_preferred_pharmacy", operation, WRITE, |d| {
+            pharmacy_matches(
+                outcome::patient_outcome(d.patient)?,
+                "demographic.preferredPharmacy",
+                "a patient",
+            )
+        })
+        .await
+    }
+}
+
+/// A pharmacy resolution's answer: the options of the ambiguous change on the
+/// pharmacy (`key` and below), else the record when nothing was left unapplied,
+/// else the network's reasons.
+fn pharmacy_matches<R, C>(
+    outcome: Outcome<R, C>,
+    key: &str,
+    record: &str,
+) -> Result<PharmacyMatches<R>, ClientError> {
+    Ok(match outcome {
+        Outcome::Record {
+            record, unapplied, ..
+        } => match unapplied
+            .iter()
+            .find(|c| c.key.starts_with(key) && c.is_ambiguous())
+        {
+            Some(change) => PharmacyMatches::Options(change.choices()),
+            None => match record {
+                Some(r) if unapplied.is_empty() => PharmacyMatches::Chosen(Box::new(r)),
+                _ => PharmacyMatches::Nothing(unapplied),
+            },
+        },
+        Outcome::Ambiguous { .. } => {
+            return Err(ClientError::protocol(format!(
+                "a pharmacy search answered {record} ambiguity"
+            )));
+        }
+    })
 }
 
 fn references(ids: &[String]) -> Vec<PrescriptionReferenceInput> {

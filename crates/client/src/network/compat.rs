@@ -78,6 +78,10 @@ pub fn documents() -> Vec<(&'static str, String)> {
         ("FindPatients", FindPatients::build(patient()).query),
         ("SyncPatient", SyncPatient::build(patient()).query),
         ("UpdatePatient", UpdatePatient::build(patient()).query),
+        (
+            "FindPreferredPharmacy",
+            FindPreferredPharmacy::build(patient()).query,
+        ),
         ("LookUpDrug", LookUpDrug::build(prescription()).query),
         (
             "LookUpDiagnosis",

@@ -542,11 +542,48 @@ fn benefits(doc: &mut PatientDoc, patch: super::types::BenefitsPatch, changes: &
             .and_then(|id| doc.benefits.iter_mut().find(|x| x.id == id.as_str()))
         {
             Some(on_file) => {
+                // `update` changes `pcn` and `groupId` only: a different bin or
+                // member id is another benefit (remove it and add the new one),
+                // refused in words rather than dropped without a word.
+                let differs = |sent: &Option<String>, kept: &str| {
+                    sent.as_deref().is_some_and(|s| s.trim() != kept)
+                };
+                let mut fixed = false;
+                for (sent, kept, field, name) in [
+                    (&b.bin, on_file.bin.as_str(), "bin", "bin"),
+                    (
+                        &b.member_id,
+                        on_file.member_id.as_str(),
+                        "memberId",
+                        "member id",
+                    ),
+                ] {
+                    if differs(sent, kept) {
+                        fixed = true;
+                        changes.push(invalid(
+                            &format!("{key}.{field}"),
+                            LABEL,
+                            format!(
+                                "An update changes only pcn and groupId: for another {name}, remove this benefit and add the corrected one"
+                            ),
+                        ));
+                    }
+                }
+                if fixed {
+                    continue;
+                }
+                // Sent blank: cleared.
+                let text = |v: &Option<String>| {
+                    v.as_deref()
+                        .map(str::trim)
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_owned)
+                };
                 if b.pcn.is_some() {
-                    on_file.pcn = b.pcn.clone();
+                    on_file.pcn = text(&b.pcn);
                 }
                 if b.group_id.is_some() {
-                    on_file.group_id = b.group_id.clone();
+                    on_file.group_id = text(&b.group_id);
                 }
                 changes.push(Change::field(
                     key,

@@ -6,7 +6,7 @@ use rxdesk_client::network::documents::{Order, OrderCandidate, PharmacyReference
 use rxdesk_client::network::{OrderChanges, Outcome, PharmacyMatches};
 
 use super::{AppCore, ambiguity_note, idempotency_key, is_repeat, not_found, resumable_for};
-use crate::convert::{change_notes, choice_view, near_input, net_fulfillment, order_view, trimmed};
+use crate::convert::{change_notes, choice_view, order_view, pharmacy_reference};
 use crate::index::Scope;
 use crate::ipc::{
     CommandError, CreateKey, OrderOutcome, OrderView, PharmacyAnswer, PharmacySearch, RecordKind,
@@ -200,19 +200,7 @@ impl AppCore {
         order_id: &str,
         search: &PharmacySearch,
     ) -> Result<PharmacyAnswer, CommandError> {
-        crate::convert::plain_text(
-            "name",
-            "Pharmacy name",
-            search.name.as_deref().unwrap_or_default(),
-        )?;
-        crate::convert::plain_text("near", "Near", search.near.as_deref().unwrap_or_default())?;
-        let near = near_input(search.near.as_deref(), search.radius_miles)?;
-        let reference = PharmacyReferenceInput {
-            name: trimmed(search.name.as_deref()),
-            near,
-            fulfillment_type: search.fulfillment.map(net_fulfillment),
-            ..Default::default()
-        };
+        let reference = pharmacy_reference(search)?;
         let (matches, scope) = self
             .with_network("find_pharmacies", |net| {
                 let reference = reference.clone();

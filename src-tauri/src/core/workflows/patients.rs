@@ -1,24 +1,28 @@
 //! Patients: search by name (candidates, never picked for the user; the search
 //! never sends what would add someone), Get by id, add (the network matches
-//! first), demographic edits and the clinical record as patches.
+//! first), demographic edits (with the record's notes), insurance and the
+//! clinical record as patches, the preferred pharmacy by the orders' search.
 
 use std::collections::HashSet;
 
 use futures::future::try_join_all;
 
-use rxdesk_client::network::Outcome;
-use rxdesk_client::network::PatientSearch;
-use rxdesk_client::network::documents::{Patient, PatientCandidate, PatientInput as NetPatient};
+use rxdesk_client::network::documents::{
+    Patient, PatientCandidate, PatientDemographicInput, PatientInput as NetPatient,
+    PharmacyReferenceInput,
+};
+use rxdesk_client::network::{Outcome, PatientSearch, PharmacyMatches};
 
 use super::{AppCore, not_found};
 use crate::convert::{
-    candidate_summary, change_notes, check_clinical_edit, check_patient_input, clinical_input,
-    demographic_input, patient_record, patient_summary,
+    benefits_input, candidate_summary, change_notes, check_benefit_edit, check_clinical_edit,
+    check_patient_input, choice_view, clinical_input, demographic_input, for_adding, notes_input,
+    patient_record, patient_summary, pharmacy_reference,
 };
 use crate::index::Scope;
 use crate::ipc::{
-    ClinicalEdit, CommandError, PatientInput, PatientOutcome, PatientRecord, PatientSummary,
-    RecordKind,
+    BenefitEdit, ClinicalEdit, CommandError, PatientInput, PatientOutcome, PatientRecord,
+    PatientSummary, PharmacySearch, PreferredPharmacyAnswer, RecordKind,
 };
 
 /// What a name typed into the search box asks the network: one word is a
@@ -108,12 +112,22 @@ impl AppCore {
         input: &PatientInput,
     ) -> Result<PatientOutcome, CommandError> {
         check_patient_input(input)?;
+        let adding;
+        let input = match id {
+            None => {
+                adding = for_adding(input);
+                &adding
+            }
+            Some(_) => input,
+        };
         let demographic = demographic_input(input);
+        let notes = notes_input(input);
         let (outcome, scope) = match id {
             None => {
                 self.with_network("add_patient", |net| {
                     let patient = NetPatient {
                         demographic: Some(demographic.clone()),
+                        clinical: notes.clone(),
                         ..Default::default()
                     };
                     async move { net.sync_patient(patient).await }
@@ -123,7 +137,8 @@ impl AppCore {
             Some(id) => {
                 self.with_network("update_patient", |net| {
                     let demographic = demographic.clone();
-                    async move { net.update_patient(id, Some(demographic), None).await }
+                    let notes = notes.clone();
+                    async move { net.update_patient(id, Some(demographic), notes).await }
                 })
                 .await?
             }
@@ -144,6 +159,77 @@ impl AppCore {
             .with_network("edit_clinical", |net| {
                 let clinical = clinical.clone();
                 async move { net.update_patient(id, None, Some(clinical)).await }
+            })
+            .await?;
+        Ok(self.patient_outcome(&scope, outcome))
+    }
+
+    /// Adds, corrects or removes an insurance card (one benefits patch). An
+    /// add is sent once: the network does not match cards, so the client never
+    /// repeats it after a lost answer (the UI says to check the record).
+    pub async fn edit_benefits(
+        &self,
+        id: &str,
+        edit: &BenefitEdit,
+    ) -> Result<PatientOutcome, CommandError> {
+        check_benefit_edit(edit)?;
+        let demographic = PatientDemographicInput {
+            benefits: Some(benefits_input(edit)),
+            ..Default::default()
+        };
+        let (outcome, scope) = self
+            .with_network("edit_benefits", |net| {
+                let demographic = demographic.clone();
+                async move { net.update_patient(id, Some(demographic), None).await }
+            })
+            .await?;
+        Ok(self.patient_outcome(&scope, outcome))
+    }
+
+    /// Pharmacies for the patient's preferred pharmacy, by the orders' search:
+    /// one that fits is set at once; several are options; none, the reasons.
+    pub async fn find_preferred_pharmacy(
+        &self,
+        id: &str,
+        search: &PharmacySearch,
+    ) -> Result<PreferredPharmacyAnswer, CommandError> {
+        let reference = pharmacy_reference(search)?;
+        let (matches, scope) = self
+            .with_network("find_preferred_pharmacy", |net| {
+                let reference = reference.clone();
+                async move { net.find_preferred_pharmacy(id, reference).await }
+            })
+            .await?;
+        Ok(match matches {
+            PharmacyMatches::Chosen(patient) => PreferredPharmacyAnswer::Chosen {
+                patient: Box::new(self.opened_patient(&scope, *patient)),
+            },
+            PharmacyMatches::Options(choices) => PreferredPharmacyAnswer::Options {
+                options: choices.iter().map(choice_view).collect(),
+            },
+            PharmacyMatches::Nothing(changes) => PreferredPharmacyAnswer::Nothing {
+                reasons: change_notes(&changes),
+            },
+        })
+    }
+
+    /// Makes the pharmacy `pharmacy_id` (an option of the search) the patient's preferred one.
+    pub async fn choose_preferred_pharmacy(
+        &self,
+        id: &str,
+        pharmacy_id: &str,
+    ) -> Result<PatientOutcome, CommandError> {
+        let demographic = PatientDemographicInput {
+            preferred_pharmacy: Some(PharmacyReferenceInput {
+                id: Some(cynic::Id::new(pharmacy_id)),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let (outcome, scope) = self
+            .with_network("choose_preferred_pharmacy", |net| {
+                let demographic = demographic.clone();
+                async move { net.update_patient(id, Some(demographic), None).await }
             })
             .await?;
         Ok(self.patient_outcome(&scope, outcome))

@@ -1,6 +1,6 @@
 //! Patients: the record (demographics, benefits, clinical lists), its result and
 //! payload, candidates of an ambiguous match, the inputs with their list patches,
-//! and the call shapes on `patient` (Get, Find, Sync, Update).
+//! and the call shapes on `patient` (Get, Find, Sync, Update, FindPreferredPharmacy).
 
 use cynic::Id;
 
@@ -258,6 +258,7 @@ call_shape! {
     FindPatients => patient: PatientResult, "PatientArguments", (patient: $patient, metadata: $metadata);
     SyncPatient => patient: PatientResult, "PatientArguments", (patient: $patient, metadata: $metadata);
     UpdatePatient => patient: PatientResult, "PatientArguments", (patient: $patient, metadata: $metadata);
+    FindPreferredPharmacy => patient: PatientResult, "PatientArguments", (patient: $patient, metadata: $metadata);
 }
 
 // Patient data: `Debug` prints ids and states only.
