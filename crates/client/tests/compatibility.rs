@@ -408,5 +408,5 @@ async fn the_sandbox_passes_the_compatibility_check_over_introspection() {
     let check = network.check_compatibility().await.unwrap();
 
     assert!(check.works(), "{:?}", check.failing().collect::<Vec<_>>());
-    assert_eq!(check.operations.len(), 17);
+    assert_eq!(check.operations.len(), 18);
 }
