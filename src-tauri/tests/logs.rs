@@ -31,6 +31,10 @@ fn a_full_journey_logs_neither_tokens_nor_patient_names() {
             sex: Some(Sex::Male),
             email: Some("zeb@quux.example".into()),
             phone: Some("+16175550177".into()),
+            middle_name: None,
+            gender: None,
+            address: None,
+            notes: None,
         },
     });
     let PatientOutcome::Saved { patient, .. } = outcome else {

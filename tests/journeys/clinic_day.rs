@@ -1,54 +1,32 @@
-//! A clinic's day, the patient's part: staff add a patient with an address
+//! A clinic's day, the patient's part (steps of `a_clinics_day`): staff add a patient with an address
 //! (the network refuses it without its country, beside the field), insurance
 //! (refused without a member id, beside the field, then added) and a preferred
 //! pharmacy chosen through the orders' pharmacy search; the page, opened again,
 //! shows all of it as the network keeps it. Each step is a function of its own,
-//! so a whole day's journey can be composed from them and the prescription's.
+//! composed with the prescription's into the whole day.
 
 use anyhow::{Result, bail};
-use rxdesk_e2e::KEYRING_SERVICE;
 use rxdesk_e2e::desktop::Desktop;
-use rxdesk_e2e::fixture::{HARBOR, SAM};
 
-use crate::Run;
-use crate::steps::{open_patient, patients, sign_in};
-
-const J: &str = "08-clinic-day-patient";
+use crate::steps::open_patient;
 
 /// The patient of the clinic's day.
 pub const PATIENT: (&str, &str) = ("Liesel", "Farrow-Dunmore");
+/// Their middle name: the app names them with it ("Liesel Ann Farrow-Dunmore").
+pub const MIDDLE_NAME: &str = "Ann";
 /// Their address, as typed and as the page shows it.
 const STREET: &str = "12 Elm Street";
 const SHOWN_ADDRESS: &str = "12 Elm Street, Boston, MA 02110, US";
 /// Their insurance card.
-const BIN: &str = "610014";
-const MEMBER_ID: &str = "ZX4410023";
+pub const BIN: &str = "610014";
+pub const MEMBER_ID: &str = "ZX4410023";
 /// The pharmacy they prefer, the nearest Harbor Drug to 02116.
-const PHARMACY: &str = "Harbor Drug Back Bay";
+pub const PHARMACY: &str = "Harbor Drug Back Bay";
 
 /// How many times a step the client never repeats by itself (adding a card:
 /// the network does not match cards) is tried again from the screen's
 /// "Try again" on a bad link.
 const TRIES: usize = 4;
-
-/// The journey: staff (medical operations) on their own.
-pub async fn clinic_day_staff_add_a_patient_with_address_insurance_and_a_preferred_pharmacy_and_the_page_shows_them(
-    run: &mut Run,
-) -> Result<()> {
-    run.world.keyring.clear(KEYRING_SERVICE)?;
-    let mut app = run.world.launch(J, &run.world.sandbox).await?;
-    app.wait_for_text("Sign in to Rx Desk").await?;
-    sign_in(run, &app, J, &SAM, None).await?;
-    app.wait_for_text(HARBOR).await?;
-    let name = patients::full(PATIENT);
-    run.patient_names.push(name.clone());
-
-    add_patient_with_address(&mut app, PATIENT).await?;
-    add_insurance(&mut app, BIN, MEMBER_ID).await?;
-    choose_preferred_pharmacy(&mut app, "Harbor Drug", "02116", PHARMACY).await?;
-    page_shows_the_whole_record(&mut app, &name).await?;
-    app.quit().await
-}
 
 /// From the workspace: Patients → Add patient, with an address. Sent first
 /// without its country (the network's refusal shows beside Country and the
@@ -60,7 +38,7 @@ pub async fn add_patient_with_address(
     app.click("Patients").await?;
     app.click("Add patient").await?;
     app.fill("First name", first).await?;
-    app.fill("Middle name", "Ann").await?;
+    app.fill("Middle name", MIDDLE_NAME).await?;
     app.fill("Last name", last).await?;
     app.fill("Date of birth", "1979-09-23").await?;
     app.fill("Sex", "Female").await?;

@@ -9,18 +9,9 @@
 //! day" journey can compose them with the patient page's steps.
 
 use anyhow::{Context, Result, ensure};
-use rxdesk_e2e::KEYRING_SERVICE;
 use rxdesk_e2e::desktop::Desktop;
-use rxdesk_e2e::fixture::{HARBOR, HARBOR_BACKEND, PIA, SAM};
 
-use crate::Run;
-use crate::steps::{copy_link, open_patient, patient_via_backend, sign_in, start_prescription};
-
-const STAFF: &str = "rx-01-staff-draft-whole";
-const PRESCRIBER: &str = "rx-02-prescriber-reviews-whole";
-
-/// The patient of this journey, made through Harbor Lane's backend.
-pub const PATIENT: (&str, &str) = ("Leontyne", "Farrowby");
+use crate::steps::start_prescription;
 
 /// What staff put on the prescription beyond drug, sig and dispense.
 #[derive(Debug, Clone, Copy)]
@@ -167,39 +158,4 @@ pub async fn prescribe_again(app: &mut Desktop, whole: Whole<'_>) -> Result<()> 
     app.shot("prescribed again: a new draft, not signed")
         .await?;
     Ok(())
-}
-
-/// The journey (`cargo xtask e2e clinic_day_rx`).
-pub async fn clinic_day_rx_staff_draft_the_whole_prescription_a_prescriber_reviews_signs_and_prescribes_it_again(
-    run: &mut Run,
-) -> Result<()> {
-    let patient = patient_via_backend(&run.world.sandbox, HARBOR_BACKEND, PATIENT).await?;
-    let name = patient.name.clone();
-    patient.record(run);
-
-    // Staff draft it whole.
-    run.world.keyring.clear(KEYRING_SERVICE)?;
-    let mut app = run.world.launch(STAFF, &run.world.sandbox).await?;
-    sign_in(run, &app, STAFF, &SAM, None).await?;
-    app.wait_for_text(HARBOR).await?;
-    open_patient(&app, &name).await?;
-    draft_the_whole_prescription(&mut app, "Amoxicillin 500", SORE_THROAT).await?;
-    let link = copy_link(&app).await?;
-    app.quit().await?;
-
-    // The prescriber reviews all of it and signs; then prescribes it again.
-    run.world.keyring.clear(KEYRING_SERVICE)?;
-    let mut app = run.world.launch(PRESCRIBER, &run.world.sandbox).await?;
-    sign_in(run, &app, PRESCRIBER, &PIA, Some(HARBOR)).await?;
-    app.wait_for_text(HARBOR).await?;
-    open_link(&app, &link).await?;
-    review_the_whole_prescription(&mut app, SORE_THROAT, "review shows the whole prescription")
-        .await?;
-    sign_the_reviewed_prescription(&mut app, "the whole prescription signed").await?;
-    open_link(&app, &link).await?;
-    app.button("Prescribe again").await?;
-    prescribe_again(&mut app, SORE_THROAT_AGAIN).await?;
-    review_the_whole_prescription(&mut app, SORE_THROAT_AGAIN, "review of the renewal").await?;
-    sign_the_reviewed_prescription(&mut app, "the renewal signed").await?;
-    app.quit().await
 }

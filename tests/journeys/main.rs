@@ -19,6 +19,7 @@
 //! of transient faults, see `rxdesk_e2e::link`); the last journeys audit the
 //! sandbox's records for duplicates either way.
 
+mod a_clinics_day;
 mod after_send;
 mod audit;
 mod clinic_day;
@@ -155,9 +156,8 @@ async fn run(filters: &[String]) -> ExitCode {
         session::cancelling_on_the_sign_in_page_says_access_was_denied_and_offers_to_try_again
     );
     journey!(after_send::staff_send_the_order_the_pharmacy_reroutes_it_work_flags_it_and_the_clinics_receiver_logs_its_events);
-    journey!(clinic_day_rx::clinic_day_rx_staff_draft_the_whole_prescription_a_prescriber_reviews_signs_and_prescribes_it_again);
     journey!(session::after_the_lock_no_environment_in_the_list_gives_a_session_back);
-    journey!(clinic_day::clinic_day_staff_add_a_patient_with_address_insurance_and_a_preferred_pharmacy_and_the_page_shows_them);
+    journey!(a_clinics_day::a_clinics_day_staff_add_a_patient_and_draft_the_whole_prescription_the_prescriber_signs_it_and_its_renewal_and_staff_send_both_orders_changing_the_pharmacy_of_the_one_that_fails);
     journey!(
         keyring::without_a_keyring_the_app_says_so_signs_in_for_this_run_only_and_stores_the_session_nowhere
     );

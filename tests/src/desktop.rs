@@ -259,6 +259,25 @@ impl Desktop {
         self.or_failure_shot(outcome).await
     }
 
+    /// Waits until nothing on the screen is busy (`aria-busy`): a button whose
+    /// action is under way takes no click, so a step that clicks right after
+    /// another's answer waits for this first (on a slow link the screen may
+    /// still be reading the record again).
+    pub async fn wait_until_idle(&self) -> Result<()> {
+        let client = self.client()?;
+        wait_for(
+            "the screen to finish what it is doing",
+            UI_TIMEOUT,
+            || async {
+                let busy = client
+                    .find_all(Locator::XPath("//*[@aria-busy='true']"))
+                    .await?;
+                Ok(busy.is_empty().then_some(()))
+            },
+        )
+        .await
+    }
+
     /// Waits until the window no longer shows `text`.
     pub async fn wait_until_gone(&self, text: &str) -> Result<()> {
         let client = self.client()?;

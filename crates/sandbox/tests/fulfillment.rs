@@ -246,6 +246,24 @@ async fn an_order_error_is_told_with_its_reason_and_the_order_stops() {
 }
 
 #[tokio::test]
+async fn changing_the_pharmacy_of_an_order_halted_by_an_error_clears_the_error() {
+    let receiver = Receiver::start().await;
+    let sb = start_subscribed(&receiver).await;
+    let (ada, patient) = patient(&sb).await;
+    let rx = signed(&sb, &ada, &patient, SUMATRIPTAN).await;
+    let order = send(&sb, &ada, &patient, &[&rx], Some(HARBOR_DOWNTOWN)).await;
+    advance(&sb, 2).await;
+    let halted = get_order(&sb, &ada, &order).await;
+    assert_eq!(order_of(&halted)["exceptions"][0]["type"], "ORDER_ERROR");
+
+    let r = change_pharmacy(&sb, &ada, &order, HARBOR_SOUTHSIDE).await;
+
+    assert_eq!(order_of(&r)["pharmacy"]["id"], HARBOR_SOUTHSIDE);
+    let got = get_order(&sb, &ada, &order).await;
+    assert_eq!(order_of(&got)["exceptions"], json!([]), "{got:#}");
+}
+
+#[tokio::test]
 async fn a_new_pharmacy_after_sending_reroutes_the_order() {
     let receiver = Receiver::start().await;
     let sb = start_subscribed(&receiver).await;

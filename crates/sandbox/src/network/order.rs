@@ -213,6 +213,12 @@ fn update(
         }
     }
     if pharmacy_changed && doc.state == OrderState::Submitted {
+        // An order error was that pharmacy's: changing the pharmacy is what
+        // resolves it (the halted order resumes), so a Get no longer lists it;
+        // its `photon:order:error` event stays the record of it. A closed
+        // pharmacy's reroute is the network's own doing and stays listed.
+        doc.exceptions
+            .retain(|e| e.kind != OrderExceptionType::OrderError);
         refresh_exceptions(call, &mut doc)?;
     }
     if changes.blocked() {
