@@ -22,6 +22,7 @@
 mod after_send;
 mod audit;
 mod keyring;
+mod killed;
 mod logs;
 mod session;
 mod smoke;
@@ -156,6 +157,9 @@ async fn run(filters: &[String]) -> ExitCode {
     journey!(session::after_the_lock_no_environment_in_the_list_gives_a_session_back);
     journey!(
         keyring::without_a_keyring_the_app_says_so_signs_in_for_this_run_only_and_stores_the_session_nowhere
+    );
+    journey!(
+        killed::killed_during_send_the_order_shows_sent_or_not_truly_and_a_retried_send_sends_once
     );
     journey!(audit::the_network_holds_no_duplicate_draft_order_or_signature);
     journey!(logs::no_log_of_the_run_holds_a_token_or_a_patient_name);

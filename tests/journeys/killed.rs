@@ -1,0 +1,282 @@
+//! Journeys 10–12: the app killed (SIGKILL, as a hung app is force-quit) in the
+//! middle of work, then started again. Each runs on a sandbox of its own
+//! (`killed-*-data`, audited for duplicates with the others) whose link it
+//! holds at run time through the control endpoint's `PUT /link` — a latency or
+//! a "try later" on one operation — so the kill lands at a known point of the
+//! call, never by a sleep that hopes to. The run's own link (clean, or the
+//! clinic's with its faults) stays as it is around the hold.
+//!
+//! What the harness sets up as a backend would (patients, drafts, an order) it
+//! makes with `externalId`s, so its own retries on a bad link make nothing twice.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail, ensure};
+use rxdesk_e2e::KEYRING_SERVICE;
+use rxdesk_e2e::desktop::{Desktop, Shots};
+use rxdesk_e2e::fixture::{HARBOR, HARBOR_BACKEND, PIA};
+use rxdesk_e2e::services::{Lifetimes, Sandbox};
+use serde_json::{Value, json};
+
+use crate::Run;
+use crate::steps::{metadata, patient_via_backend, sign_in};
+
+const J10: &str = "10-killed-during-send";
+
+/// The patient of journey 10, added through Harbor Lane's backend.
+const SEND_PATIENT: (&str, &str) = ("Wendeline", "Ashgrove-Pruitt");
+
+/// Journey 10. A prescriber sends an order and the app is killed twice while
+/// the Send is on its way: first while the network answers "try later" (429,
+/// nothing applied), then after the network applied it but before its answer
+/// came back. After each restart the order shows what the network holds —
+/// not sent, then sent — and the Send tried again after the first kill sends
+/// it once (the audit at the end of the run checks no order was sent twice).
+pub async fn killed_during_send_the_order_shows_sent_or_not_truly_and_a_retried_send_sends_once(
+    run: &mut Run,
+) -> Result<()> {
+    let sandbox = run
+        .world
+        .extra_sandbox("killed-send", Lifetimes::default())?;
+    let backend = Backend::new(&sandbox).await?;
+    let patient = patient_via_backend(&sandbox, HARBOR_BACKEND, SEND_PATIENT)
+        .await?
+        .record(run);
+    let (rx, _) = backend
+        .draft(&patient, "e2e-killed-send-rx", "Take one tablet daily")
+        .await?;
+    let order = backend
+        .order(&patient, &[&rx], "e2e-killed-send-order")
+        .await?;
+    let order_link = format!("rxdesk://order/{order}");
+
+    run.world.keyring.clear(KEYRING_SERVICE)?;
+    let mut app = run.world.launch(J10, &sandbox).await?;
+    sign_in(run, &app, J10, &PIA, Some(HARBOR)).await?;
+    open_link(&app, &format!("rxdesk://prescription/{rx}")).await?;
+    app.click("Review and sign").await?;
+    app.click("Sign 1 prescription").await?;
+    app.button("Sign 0 prescriptions").await?;
+    open_link(&app, &order_link).await?;
+    app.wait_for_text("State: Draft").await?;
+    app.shot("the order, signed and ready to send").await?;
+
+    // 1. The network answers every Send "429, try again in 3 s": the app is
+    //    still trying when it is killed. Nothing was applied.
+    let before = hold(
+        &sandbox,
+        "order_send",
+        json!({ "faults": { "http_429": 1.0 } }),
+        Some(3),
+    )
+    .await?;
+    app.click("Send order").await?;
+    app.wait_for_text("Still trying (attempt").await?;
+    app.shot("sending: the network says try later; the app is killed now")
+        .await?;
+    let shots = Shots::continuing(app.shots());
+    app.kill_app().await?;
+    sandbox.set_link(before).await?;
+    ensure!(
+        backend.order_state(&order).await? == "DRAFT",
+        "the network sent the order although every Send was answered 429"
+    );
+
+    let mut app = run.world.launch_continuing(J10, &sandbox, shots).await?;
+    app.button("Sign out")
+        .await
+        .context("the session did not come back after the kill")?;
+    open_link(&app, &order_link).await?;
+    app.wait_for_text("State: Draft").await?;
+    app.button("Send order").await?;
+    app.shot("after the kill: the order shows not sent, Send offered")
+        .await?;
+
+    // 2. Send again; the network applies it, and its answer is held on the
+    //    way back (6 s each way) while the app is killed.
+    let before = hold(
+        &sandbox,
+        "order_send",
+        json!({ "latency": { "ms": 12_000, "jitter_ms": 0 } }),
+        None,
+    )
+    .await?;
+    app.click("Send order").await?;
+    backend
+        .wait_until("the network to send the order", || async {
+            Ok(backend.order_state(&order).await? == "SUBMITTED")
+        })
+        .await?;
+    app.shot("sending: the network has sent it, its answer is on the way; killed now")
+        .await?;
+    let shots = Shots::continuing(app.shots());
+    app.kill_app().await?;
+    sandbox.set_link(before).await?;
+
+    let mut app = run.world.launch_continuing(J10, &sandbox, shots).await?;
+    app.button("Sign out").await?;
+    open_link(&app, &order_link).await?;
+    app.wait_for_text("State: Submitted").await?;
+    app.button("Cancel order").await?;
+    ensure!(
+        !app.has("//button[normalize-space()='Send order']").await?,
+        "a sent order still offers Send"
+    );
+    app.shot("after the kill: the order shows sent").await?;
+    ensure!(
+        backend.order_state(&order).await? == "SUBMITTED",
+        "the network does not hold the order as sent"
+    );
+    app.quit().await
+}
+
+/// Opens `link` through **Open link or id**.
+async fn open_link(app: &Desktop, link: &str) -> Result<()> {
+    app.click("Open link or id").await?;
+    app.fill("Link or id", link).await?;
+    app.click("Open").await
+}
+
+/// Sets `own` (e.g. `{"latency": …}` or `{"faults": …}`) on `op` in the
+/// sandbox's link settings, keeping every other setting (the run's bad link
+/// included), and `Retry-After` when given. Answers the settings before, for
+/// `set_link` to put back.
+async fn hold(sandbox: &Sandbox, op: &str, own: Value, retry_after: Option<u32>) -> Result<Value> {
+    let before = sandbox.link_status().await?["settings"].clone();
+    ensure!(
+        before.is_object(),
+        "no link settings from the sandbox: {before}"
+    );
+    let mut settings = before.clone();
+    if !settings["operations"].is_object() {
+        settings["operations"] = json!({});
+    }
+    if !settings["operations"][op].is_object() {
+        settings["operations"][op] = json!({});
+    }
+    for (key, value) in own.as_object().into_iter().flatten() {
+        settings["operations"][op][key] = value.clone();
+    }
+    if let Some(seconds) = retry_after {
+        settings["retry_after_secs"] = seconds.into();
+    }
+    sandbox.set_link(settings).await?;
+    Ok(before)
+}
+
+/// Harbor Lane's backend on a journey's sandbox: what a clinic's own system
+/// makes and reads through the Network API with its machine token.
+struct Backend<'a> {
+    sandbox: &'a Sandbox,
+    token: String,
+}
+
+const DRAFT: &str = "mutation Draft($prescription: PrescriptionInput!, $metadata: RequestMetadata!) { \
+    prescription(prescription: $prescription, metadata: $metadata) { __typename \
+    ... on PrescriptionPayload { prescription { id signing { state contentHash } } unappliedChanges { key reason } } \
+    ... on UnauthorizedError { code message } } }";
+
+const ORDER: &str = "mutation Order($order: OrderInput!, $metadata: RequestMetadata!) { \
+    order(order: $order, metadata: $metadata) { __typename \
+    ... on OrderPayload { order { id state } unappliedChanges { key reason } } \
+    ... on UnauthorizedError { code message } } }";
+
+impl<'a> Backend<'a> {
+    async fn new(sandbox: &'a Sandbox) -> Result<Self> {
+        let token = sandbox
+            .machine_token(HARBOR_BACKEND.0, HARBOR_BACKEND.1)
+            .await?;
+        Ok(Self { sandbox, token })
+    }
+
+    /// A signable draft (azithromycin, clean for a patient with no
+    /// allergies) under `external_id`; answers `(id, content hash)`.
+    async fn draft(
+        &self,
+        patient_id: &str,
+        external_id: &str,
+        instructions: &str,
+    ) -> Result<(String, String)> {
+        let data = self
+            .sandbox
+            .graphql(
+                &self.token,
+                DRAFT,
+                json!({
+                    "prescription": {
+                        "externalId": external_id,
+                        "patient": { "id": patient_id },
+                        "treatment": { "id": "med_azithromycin_250_tab" },
+                        "instructions": instructions,
+                        "dispense": { "quantity": 6, "unit": "tablet", "daysSupply": 5 },
+                    },
+                    "metadata": metadata(),
+                }),
+            )
+            .await?;
+        let p = &data["prescription"]["prescription"];
+        match (p["id"].as_str(), p["signing"]["contentHash"].as_str()) {
+            (Some(id), Some(hash)) => Ok((id.to_owned(), hash.to_owned())),
+            _ => bail!("no draft: {}", data["prescription"]["unappliedChanges"]),
+        }
+    }
+
+    /// A draft order of `prescriptions` under `external_id`; answers its id.
+    async fn order(
+        &self,
+        patient_id: &str,
+        prescriptions: &[&str],
+        external_id: &str,
+    ) -> Result<String> {
+        let add: Vec<Value> = prescriptions.iter().map(|id| json!({ "id": id })).collect();
+        let data = self
+            .sandbox
+            .graphql(
+                &self.token,
+                ORDER,
+                json!({
+                    "order": {
+                        "externalId": external_id,
+                        "patient": { "id": patient_id },
+                        "prescriptions": { "add": add },
+                    },
+                    "metadata": metadata(),
+                }),
+            )
+            .await?;
+        data["order"]["order"]["id"]
+            .as_str()
+            .map(str::to_owned)
+            .with_context(|| format!("no order: {}", data["order"]["unappliedChanges"]))
+    }
+
+    /// The order's state as the network holds it (`DRAFT`, `SUBMITTED`, …).
+    async fn order_state(&self, id: &str) -> Result<String> {
+        let data = self
+            .sandbox
+            .graphql(
+                &self.token,
+                ORDER,
+                json!({ "order": { "id": id }, "metadata": metadata() }),
+            )
+            .await?;
+        data["order"]["order"]["state"]
+            .as_str()
+            .map(str::to_owned)
+            .context("the network answered no order state")
+    }
+
+    /// Polls `done` every 50 ms until it holds (30 s at most).
+    async fn wait_until<F, Fut>(&self, what: &str, mut done: F) -> Result<()>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Result<bool>>,
+    {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !done().await? {
+            ensure!(Instant::now() < deadline, "waited 30 s for {what}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Ok(())
+    }
+}
