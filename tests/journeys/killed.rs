@@ -130,6 +130,196 @@ pub async fn killed_during_send_the_order_shows_sent_or_not_truly_and_a_retried_
     app.quit().await
 }
 
+const J11: &str = "11-killed-mid-batch";
+
+/// The patients of journey 11 (ten drafts each), added through Harbor Lane's backend.
+const BATCH_PATIENTS: [(&str, &str); 5] = [
+    ("Ingeborg", "Falkenrath"),
+    ("Lazarus", "Quimby-Stroud"),
+    ("Marguerite", "Oyelaran"),
+    ("Thaddeus", "Villanueva-Brisk"),
+    ("Philippa", "Ravensworth"),
+];
+const DRAFTS_PER_PATIENT: usize = 10;
+/// The batch: every draft the Work screen offers at once (it looks at the 50
+/// most recent prescriptions, `DRAFTS_LOOKED_AT` in the app's `lists.rs`).
+const BATCH: usize = BATCH_PATIENTS.len() * DRAFTS_PER_PATIENT;
+/// Each signature's round trip while the batch runs: 7.5 s ± 6.5 s (under the
+/// client's 15 s for one attempt), half before the network applies it, half
+/// after — so the batch's signatures are applied and answered spread over
+/// about 14 s, and the kill finds some answered, some applied with their
+/// answer on the way, and some not yet applied (a request whose client is
+/// gone is dropped by the server before it is applied).
+const SIGN_HOLD: (u32, u32) = (7_500, 6_500);
+/// The kill comes once the app has shown this many answers (and the
+/// screenshot of its progress is taken).
+const ANSWERED_AT_KILL: u64 = 3;
+
+/// Journey 11. A prescriber signs a batch of 50 drafts (every draft the Work
+/// screen offers) and the app is killed half-way. After the restart Work
+/// lists exactly the drafts the network holds unsigned — the ones it signed
+/// are gone from the list, none shows as signing — and signing the rest
+/// finishes the batch: all 50 signed at the network, none twice (the run's
+/// audit).
+///
+/// The 50 drafts are made by the clinic's backend and opened through the
+/// app's own `get_prescription` command (what **Open link or id** calls for
+/// each), 50 at once from the page: opening them one by one through the
+/// screen would take the journey's whole time.
+pub async fn killed_mid_batch_every_draft_shows_its_network_state_and_signing_the_rest_finishes_it(
+    run: &mut Run,
+) -> Result<()> {
+    let sandbox = run
+        .world
+        .extra_sandbox("killed-batch", Lifetimes::default())?;
+    let backend = Backend::new(&sandbox).await?;
+    let mut drafts = Vec::with_capacity(BATCH);
+    for (p, name) in BATCH_PATIENTS.iter().enumerate() {
+        let patient = patient_via_backend(&sandbox, HARBOR_BACKEND, *name)
+            .await?
+            .record(run);
+        for d in 0..DRAFTS_PER_PATIENT {
+            let n = p * DRAFTS_PER_PATIENT + d + 1;
+            let (id, _) = backend
+                .draft(
+                    &patient,
+                    &format!("e2e-killed-batch-{n}"),
+                    &format!("Take 2 tablets on day 1, then 1 daily (card {n})"),
+                )
+                .await?;
+            drafts.push(id);
+        }
+    }
+
+    run.world.keyring.clear(KEYRING_SERVICE)?;
+    let mut app = run.world.launch(J11, &sandbox).await?;
+    sign_in(run, &app, J11, &PIA, Some(HARBOR)).await?;
+    let opened = app
+        .script_async(
+            "const [ids] = arguments; const done = arguments[arguments.length - 1];\
+             Promise.all(ids.map(id => window.__TAURI_INTERNALS__.invoke('get_prescription', { action: null, id })))\
+             .then(r => done(r.length), e => done('failed: ' + JSON.stringify(e)));",
+            vec![json!(drafts)],
+        )
+        .await?;
+    ensure!(opened == json!(BATCH), "opening the drafts: {opened}");
+    app.click("Work").await?;
+    app.wait_for_text("Drafts awaiting signature").await?;
+    app.check("Select all drafts").await?;
+    app.click(&format!("Review and sign selected ({BATCH})"))
+        .await?;
+    app.button(&format!("Sign {BATCH} prescriptions")).await?;
+
+    let before = hold(
+        &sandbox,
+        "prescription_sign",
+        json!({ "latency": { "ms": SIGN_HOLD.0, "jitter_ms": SIGN_HOLD.1 } }),
+        None,
+    )
+    .await?;
+    app.click(&format!("Sign {BATCH} prescriptions")).await?;
+    backend
+        .wait_until("the app to show answers to the batch", || async {
+            let done = app
+                .script(
+                    "return document.getElementById('sign-progress')?.value ?? 0;",
+                    vec![],
+                )
+                .await?;
+            Ok(done.as_u64().unwrap_or(0) >= ANSWERED_AT_KILL)
+        })
+        .await?;
+    app.script(
+        "document.getElementById('sign-progress')?.scrollIntoView({ block: 'center' });",
+        vec![],
+    )
+    .await?;
+    app.shot("signing the batch of 50; the app is killed now")
+        .await?;
+    let shots = Shots::continuing(app.shots());
+    app.kill_app().await?;
+    // A signature the network had not applied by the kill is applied within
+    // the first half of its hold, or never: wait that out, then read the truth.
+    tokio::time::sleep(Duration::from_millis(
+        u64::from(SIGN_HOLD.0 + SIGN_HOLD.1) / 2 + 500,
+    ))
+    .await;
+    sandbox.set_link(before).await?;
+    let mut signed = Vec::new();
+    for id in &drafts {
+        if backend.signing_state(id).await? == "SIGNED" {
+            signed.push(id.clone());
+        }
+    }
+    println!(
+        "  killed with {} of {BATCH} signed at the network",
+        signed.len()
+    );
+    ensure!(
+        !signed.is_empty() && signed.len() < BATCH,
+        "the kill did not land mid-batch: {} of {BATCH} signed",
+        signed.len()
+    );
+
+    let mut app = run.world.launch_continuing(J11, &sandbox, shots).await?;
+    app.button("Sign out").await?;
+    app.click("Work").await?;
+    app.wait_for_text("Drafts awaiting signature").await?;
+    let left = BATCH - signed.len();
+    app.wait_for_text("Select Azithromycin").await?;
+    for id in &drafts {
+        let listed = app.has(&format!("//input[@id='work-draft-{id}']")).await?;
+        ensure!(
+            listed != signed.contains(id),
+            "after the restart Work {} draft {id}, which the network holds {}",
+            if listed { "lists" } else { "does not list" },
+            if signed.contains(id) {
+                "signed"
+            } else {
+                "unsigned"
+            }
+        );
+    }
+    let text = app.text().await?;
+    let signing = text.match_indices("Signing ").any(|(at, word)| {
+        text[at + word.len()..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit())
+    });
+    ensure!(
+        !signing,
+        "the restarted app still shows a batch being signed"
+    );
+    app.shot("after the kill: Work lists the drafts the network holds unsigned, and only those")
+        .await?;
+
+    app.check("Select all drafts").await?;
+    app.click(&format!("Review and sign selected ({left})"))
+        .await?;
+    app.click(&format!("Sign {left} prescriptions")).await?;
+    app.button("Sign 0 prescriptions").await?;
+    let results = app
+        .all("//*[@data-testid='sign-result'][contains(@class, 'result-signed')]")
+        .await?;
+    ensure!(
+        results.len() == left,
+        "{} of the {left} drafts left came back signed",
+        results.len()
+    );
+    app.shot("the rest of the batch signed").await?;
+    for id in &drafts {
+        ensure!(
+            backend.signing_state(id).await? == "SIGNED",
+            "draft {id} is not signed at the network after the batch was finished"
+        );
+    }
+    app.click("Work").await?;
+    app.wait_for_text("No drafts waiting for a signature")
+        .await?;
+    app.quit().await
+}
+
 /// Opens `link` through **Open link or id**.
 async fn open_link(app: &Desktop, link: &str) -> Result<()> {
     app.click("Open link or id").await?;
@@ -264,6 +454,22 @@ impl<'a> Backend<'a> {
             .as_str()
             .map(str::to_owned)
             .context("the network answered no order state")
+    }
+
+    /// The prescription's signing state as the network holds it (`SIGNED`, …).
+    async fn signing_state(&self, id: &str) -> Result<String> {
+        let data = self
+            .sandbox
+            .graphql(
+                &self.token,
+                DRAFT,
+                json!({ "prescription": { "id": id }, "metadata": metadata() }),
+            )
+            .await?;
+        data["prescription"]["prescription"]["signing"]["state"]
+            .as_str()
+            .map(str::to_owned)
+            .context("the network answered no signing state")
     }
 
     /// Polls `done` every 50 ms until it holds (30 s at most).

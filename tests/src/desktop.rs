@@ -454,6 +454,16 @@ impl Desktop {
         Ok(self.client()?.execute(script, args).await?)
     }
 
+    /// Runs `script` in the page (`execute/async`): it answers by calling its
+    /// last argument.
+    pub async fn script_async(
+        &self,
+        script: &str,
+        args: Vec<serde_json::Value>,
+    ) -> Result<serde_json::Value> {
+        Ok(self.client()?.execute_async(script, args).await?)
+    }
+
     async fn displayed(&self, xpath: &str, what: &str) -> Result<Element> {
         self.displayed_first(&[xpath], what).await
     }
