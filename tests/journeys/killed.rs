@@ -14,12 +14,12 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail, ensure};
 use rxdesk_e2e::KEYRING_SERVICE;
 use rxdesk_e2e::desktop::{Desktop, Shots};
-use rxdesk_e2e::fixture::{HARBOR, HARBOR_BACKEND, PIA};
+use rxdesk_e2e::fixture::{HARBOR, HARBOR_BACKEND, PIA, SAM};
 use rxdesk_e2e::services::{Lifetimes, Sandbox};
 use serde_json::{Value, json};
 
 use crate::Run;
-use crate::steps::{metadata, patient_via_backend, sign_in};
+use crate::steps::{metadata, patient_via_backend, sign_in, start_prescription};
 
 const J10: &str = "10-killed-during-send";
 
@@ -318,6 +318,112 @@ pub async fn killed_mid_batch_every_draft_shows_its_network_state_and_signing_th
     app.wait_for_text("No drafts waiting for a signature")
         .await?;
     app.quit().await
+}
+
+const J12: &str = "12-killed-while-saving-a-draft";
+
+/// The patient of journey 12, added through Harbor Lane's backend.
+const DRAFT_PATIENT: (&str, &str) = ("Casimir", "Etheridge-Nkemelu");
+/// A new draft's round trip while the app is killed: 6 s before the network
+/// applies it, 6 s after (the client's one attempt may take 15 s).
+const DRAFT_HOLD_MS: u32 = 12_000;
+/// The kill comes this long after the draft reached the sandbox: after the
+/// network applied it (at half the hold), before its answer is back.
+const DRAFT_KILL_AFTER: Duration = Duration::from_millis(DRAFT_HOLD_MS as u64 / 2 + 3_000);
+
+/// Journey 12. Staff save a new draft and the app is killed after the network
+/// saved it but before its answer came back: the form, and the key the UI
+/// made for it, die with the app. After the restart the patient's page does
+/// not know the draft (nothing answered its id); staff draft the same drug
+/// again, and the app sends it under the key it kept on disk for that
+/// patient and drug until an answer came (`index/pending.rs`): the network
+/// answers the draft it saved, the screen says no second draft was made, and
+/// the patient has one draft (the run's audit checks the network).
+pub async fn killed_while_a_new_draft_is_saved_the_next_save_continues_it_without_a_second_draft(
+    run: &mut Run,
+) -> Result<()> {
+    let sandbox = run
+        .world
+        .extra_sandbox("killed-draft", Lifetimes::default())?;
+    let patient = patient_via_backend(&sandbox, HARBOR_BACKEND, DRAFT_PATIENT)
+        .await?
+        .record(run);
+    let patient_link = format!("rxdesk://patient/{patient}");
+    let instructions = "Take one tablet by mouth every morning";
+
+    run.world.keyring.clear(KEYRING_SERVICE)?;
+    let mut app = run.world.launch(J12, &sandbox).await?;
+    sign_in(run, &app, J12, &SAM, None).await?;
+    open_link(&app, &patient_link).await?;
+    app.wait_for_text("No prescriptions from this workstation yet")
+        .await?;
+    start_prescription(&app, "Lisinopril 10").await?;
+    fill_prescription(&app, instructions).await?;
+
+    // The network applies the draft 6 s after it arrives, and answers 6 s
+    // later; no other fault meets it meanwhile, whatever the run's link.
+    let before = hold(
+        &sandbox,
+        "prescription_draft",
+        json!({
+            "latency": { "ms": DRAFT_HOLD_MS, "jitter_ms": 0 },
+            "faults": {},
+        }),
+        None,
+    )
+    .await?;
+    app.click("Save draft").await?;
+    let arrived = Instant::now();
+    Backend::new(&sandbox)
+        .await?
+        .wait_until("the new draft to reach the sandbox", || async {
+            let status = sandbox.link_status().await?;
+            Ok(status["counters"]["requests"]["prescription_draft"]
+                .as_u64()
+                .unwrap_or(0)
+                >= 1)
+        })
+        .await?;
+    app.shot("saving the new draft; the app is killed now")
+        .await?;
+    tokio::time::sleep(DRAFT_KILL_AFTER.saturating_sub(arrived.elapsed())).await;
+    let shots = Shots::continuing(app.shots());
+    app.kill_app().await?;
+    sandbox.set_link(before).await?;
+
+    let mut app = run.world.launch_continuing(J12, &sandbox, shots).await?;
+    app.button("Sign out").await?;
+    open_link(&app, &patient_link).await?;
+    app.wait_for_text("No prescriptions from this workstation yet")
+        .await?;
+    app.shot("after the kill: the workstation never heard of the draft")
+        .await?;
+    start_prescription(&app, "Lisinopril 10").await?;
+    fill_prescription(&app, instructions).await?;
+    app.click("Save draft").await?;
+    app.wait_for_text("Screening:").await?;
+    app.wait_for_text("No second draft was made")
+        .await
+        .context("the save after the restart did not find the draft saved before the kill")?;
+    app.shot("drafted again: the draft saved before the kill, continued")
+        .await?;
+    open_link(&app, &patient_link).await?;
+    app.wait_for_text("Open Lisinopril").await?;
+    let rows = app.all("//li[contains(@class, 'rx-row')]").await?;
+    ensure!(
+        rows.len() == 1,
+        "the patient has {} prescriptions from this workstation, not one",
+        rows.len()
+    );
+    app.quit().await
+}
+
+/// Fills an opened prescription form (the drug chosen) without saving it.
+async fn fill_prescription(app: &Desktop, instructions: &str) -> Result<()> {
+    app.fill("Instructions", instructions).await?;
+    app.fill("Quantity", "30").await?;
+    app.fill("Unit", "tablet").await?;
+    app.fill("Days supply", "30").await
 }
 
 /// Opens `link` through **Open link or id**.

@@ -162,6 +162,9 @@ async fn run(filters: &[String]) -> ExitCode {
         killed::killed_during_send_the_order_shows_sent_or_not_truly_and_a_retried_send_sends_once
     );
     journey!(killed::killed_mid_batch_every_draft_shows_its_network_state_and_signing_the_rest_finishes_it);
+    journey!(
+        killed::killed_while_a_new_draft_is_saved_the_next_save_continues_it_without_a_second_draft
+    );
     journey!(audit::the_network_holds_no_duplicate_draft_order_or_signature);
     journey!(logs::no_log_of_the_run_holds_a_token_or_a_patient_name);
 
