@@ -38,7 +38,7 @@ pub async fn killed_during_send_the_order_shows_sent_or_not_truly_and_a_retried_
     let sandbox = run
         .world
         .extra_sandbox("killed-send", Lifetimes::default())?;
-    let backend = Backend::new(&sandbox).await?;
+    let backend = Backend::new(run, &sandbox).await?;
     let patient = patient_via_backend(&sandbox, HARBOR_BACKEND, SEND_PATIENT)
         .await?
         .record(run);
@@ -172,7 +172,7 @@ pub async fn killed_mid_batch_every_draft_shows_its_network_state_and_signing_th
     let sandbox = run
         .world
         .extra_sandbox("killed-batch", Lifetimes::default())?;
-    let backend = Backend::new(&sandbox).await?;
+    let backend = Backend::new(run, &sandbox).await?;
     let mut drafts = Vec::with_capacity(BATCH);
     for (p, name) in BATCH_PATIENTS.iter().enumerate() {
         let patient = patient_via_backend(&sandbox, HARBOR_BACKEND, *name)
@@ -374,7 +374,7 @@ pub async fn killed_while_a_new_draft_is_saved_the_next_save_continues_it_withou
     .await?;
     app.click("Save draft").await?;
     let arrived = Instant::now();
-    Backend::new(&sandbox)
+    Backend::new(run, &sandbox)
         .await?
         .wait_until("the new draft to reach the sandbox", || async {
             let status = sandbox.link_status().await?;
@@ -478,10 +478,12 @@ const ORDER: &str = "mutation Order($order: OrderInput!, $metadata: RequestMetad
     ... on UnauthorizedError { code message } } }";
 
 impl<'a> Backend<'a> {
-    async fn new(sandbox: &'a Sandbox) -> Result<Self> {
+    /// With a machine token, remembered for the run's log check.
+    async fn new(run: &mut Run, sandbox: &'a Sandbox) -> Result<Self> {
         let token = sandbox
             .machine_token(HARBOR_BACKEND.0, HARBOR_BACKEND.1)
             .await?;
+        run.saw_token("killed-mid-work: Harbor Lane's backend", &token);
         Ok(Self { sandbox, token })
     }
 
