@@ -26,7 +26,7 @@ pub const UI_TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Debug)]
 pub struct Desktop {
     client: Option<Client>,
-    _driver: Driver,
+    driver: Driver,
     shots: Shots,
     /// The binary launched: the process [`Desktop::kill_app`] looks for.
     app: PathBuf,
@@ -152,7 +152,7 @@ impl Desktop {
         let client = driver.session(app, log).await?;
         let desktop = Self {
             client: Some(client),
-            _driver: driver,
+            driver,
             shots,
             app: app.to_owned(),
         };
@@ -189,14 +189,14 @@ impl Desktop {
     /// dies with it, so this launch is over: the driver is stopped too, and the
     /// next step is a new launch. Returns once the process is gone.
     pub async fn kill_app(mut self) -> Result<()> {
-        let pid = crate::process::descendants(self._driver.pid())
+        let pid = crate::process::descendants(self.driver.pid())
             .into_iter()
             .find(|pid| crate::process::runs(*pid, &self.app))
             .with_context(|| {
                 format!(
                     "no process of {} under tauri-driver {}",
                     self.app.display(),
-                    self._driver.pid()
+                    self.driver.pid()
                 )
             })?;
         crate::process::kill_hard(pid)?;
