@@ -24,6 +24,7 @@ use rusqlite::{Connection, OptionalExtension as _, params};
 
 use crate::ipc::RecordKind;
 
+mod pending;
 mod templates;
 
 pub use templates::UsedTemplate;
@@ -131,6 +132,7 @@ impl Index {
     fn with(conn: Connection) -> Result<Self, IndexError> {
         conn.execute_batch(SCHEMA)?;
         conn.execute_batch(templates::SCHEMA)?;
+        conn.execute_batch(pending::SCHEMA)?;
         Ok(Self {
             conn: Arc::new(Mutex::new(conn)),
         })
@@ -295,6 +297,33 @@ impl Index {
     /// Drops a template the network no longer knows in this organization.
     pub fn forget_template(&self, scope: &Scope, id: &str) -> Result<(), IndexError> {
         Ok(templates::forget(&self.conn(), scope.key(), id)?)
+    }
+
+    /// The key to send a new draft of `drug` (a drug or template id) for
+    /// `patient_id` under: the one kept from an earlier attempt that was never
+    /// answered (the app died, or gave up), or else `offered`, kept until
+    /// [`Index::settle_draft_key`] (`index/pending.rs`). `now`: Unix seconds.
+    pub fn draft_key(
+        &self,
+        scope: &Scope,
+        patient_id: &str,
+        drug: &str,
+        offered: &str,
+        now: i64,
+    ) -> Result<String, IndexError> {
+        Ok(pending::key_for(
+            &mut self.conn(),
+            scope.key(),
+            patient_id,
+            drug,
+            offered,
+            now,
+        )?)
+    }
+
+    /// The network answered the new draft sent under `key`.
+    pub fn settle_draft_key(&self, scope: &Scope, key: &str) -> Result<(), IndexError> {
+        Ok(pending::settle(&self.conn(), scope.key(), key)?)
     }
 
     /// Drops an id the network no longer answers for.
@@ -474,6 +503,78 @@ mod tests {
             .map(|e| e.id)
             .collect();
         assert_eq!(ids, ["rx_2", "rx_1", "rx_0", "rx_9"]);
+    }
+
+    #[test]
+    fn a_new_drafts_key_is_kept_until_answered_and_offered_again_for_that_patient_and_drug() {
+        let index = Index::in_memory().unwrap();
+        let s = scope("org_a");
+
+        let first = index
+            .draft_key(&s, "pat_1", "drug:med_1", "key-1", 1_000)
+            .unwrap();
+        let again = index
+            .draft_key(&s, "pat_1", "drug:med_1", "key-2", 1_010)
+            .unwrap();
+        let other_drug = index
+            .draft_key(&s, "pat_1", "drug:med_2", "key-3", 1_010)
+            .unwrap();
+        let other_patient = index
+            .draft_key(&s, "pat_2", "drug:med_1", "key-4", 1_010)
+            .unwrap();
+        let other_org = index
+            .draft_key(&scope("org_b"), "pat_1", "drug:med_1", "key-5", 1_010)
+            .unwrap();
+
+        assert_eq!(first, "key-1");
+        assert_eq!(
+            again, "key-1",
+            "the unanswered attempt's key is offered again"
+        );
+        assert_eq!(
+            (
+                other_drug.as_str(),
+                other_patient.as_str(),
+                other_org.as_str()
+            ),
+            ("key-3", "key-4", "key-5")
+        );
+    }
+
+    #[test]
+    fn an_answered_drafts_key_is_not_offered_again() {
+        let index = Index::in_memory().unwrap();
+        let s = scope("org_a");
+        let key = index
+            .draft_key(&s, "pat_1", "drug:med_1", "key-1", 1_000)
+            .unwrap();
+
+        index.settle_draft_key(&s, &key).unwrap();
+
+        assert_eq!(
+            index
+                .draft_key(&s, "pat_1", "drug:med_1", "key-2", 1_010)
+                .unwrap(),
+            "key-2"
+        );
+    }
+
+    #[test]
+    fn a_kept_drafts_key_is_forgotten_after_a_day() {
+        let index = Index::in_memory().unwrap();
+        let s = scope("org_a");
+        index
+            .draft_key(&s, "pat_1", "drug:med_1", "key-1", 1_000)
+            .unwrap();
+
+        let later = 1_000 + pending::MAX_AGE_SECS + 1;
+
+        assert_eq!(
+            index
+                .draft_key(&s, "pat_1", "drug:med_1", "key-2", later)
+                .unwrap(),
+            "key-2"
+        );
     }
 
     #[test]

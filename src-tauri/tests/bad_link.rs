@@ -209,6 +209,60 @@ fn a_draft_whose_answer_was_lost_is_not_created_twice_through_the_app_with_the_k
 }
 
 #[test]
+fn a_new_draft_whose_answer_died_with_the_app_is_continued_after_the_restart_not_made_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let index_dir = tempfile::tempdir().unwrap();
+    let sandbox = tauri::async_runtime::block_on(Sandbox::start(Config {
+        storage: Storage::Data(dir.path().to_owned()),
+        ..Config::in_memory()
+    }))
+    .unwrap();
+    let start = || {
+        let app = TestApp::start(Options {
+            index_file: Some(index_dir.path().join("index.sqlite")),
+            ..Options::new(&sandbox, &mock_keyring())
+        });
+        app.sign_in_as(MO);
+        app
+    };
+    let app = start();
+    let patient = add_patient(&app, "Cutoff");
+    answers_lost(&sandbox, Operation::PrescriptionDraft);
+    let first = save_new_draft(
+        &app,
+        &patient.id,
+        &new_key(),
+        &amoxicillin("Take 1 by mouth twice daily."),
+    );
+    assert!(
+        matches!(first, Err(CommandError::Network { .. })),
+        "{first:?}"
+    );
+    // The app dies: its UI, the form and the form's key with it.
+    drop(app);
+    clear_link(&sandbox);
+
+    let app = start();
+    let again = save_new_draft(
+        &app,
+        &patient.id,
+        &new_key(),
+        &amoxicillin("Take 1 by mouth three times daily."),
+    )
+    .unwrap();
+
+    let (draft, resumed) = saved(again);
+    assert_eq!(resumed, Some(Resumed { updated: true }));
+    assert_eq!(
+        draft.instructions.as_deref(),
+        Some("Take 1 by mouth three times daily.")
+    );
+    let report = audit(&dir);
+    assert_eq!(report.counts.prescriptions, 1, "{}", report.summary());
+    assert!(report.is_clean(), "{:?}", report.findings);
+}
+
+#[test]
 fn an_edit_made_after_a_lost_answer_is_applied_to_the_draft_that_answer_saved() {
     let dir = tempfile::tempdir().unwrap();
     let (sandbox, app) = signed_in_on_disk(&dir, MO);

@@ -25,6 +25,7 @@ mod audit;
 mod clinic_day;
 mod clinic_day_rx;
 mod keyring;
+mod killed;
 mod logs;
 mod session;
 mod smoke;
@@ -160,6 +161,13 @@ async fn run(filters: &[String]) -> ExitCode {
     journey!(a_clinics_day::a_clinics_day_staff_add_a_patient_and_draft_the_whole_prescription_the_prescriber_signs_it_and_its_renewal_and_staff_send_both_orders_changing_the_pharmacy_of_the_one_that_fails);
     journey!(
         keyring::without_a_keyring_the_app_says_so_signs_in_for_this_run_only_and_stores_the_session_nowhere
+    );
+    journey!(
+        killed::killed_during_send_the_order_shows_sent_or_not_truly_and_a_retried_send_sends_once
+    );
+    journey!(killed::killed_mid_batch_every_draft_shows_its_network_state_and_signing_the_rest_finishes_it);
+    journey!(
+        killed::killed_while_a_new_draft_is_saved_the_next_save_continues_it_without_a_second_draft
     );
     journey!(audit::the_network_holds_no_duplicate_draft_order_or_signature);
     journey!(logs::no_log_of_the_run_holds_a_token_or_a_patient_name);

@@ -82,7 +82,7 @@ impl MadePatient {
 }
 
 /// The Network API's request metadata, as a backend sends it.
-fn metadata() -> serde_json::Value {
+pub fn metadata() -> serde_json::Value {
     serde_json::json!({ "source": "DIRECT_API", "client": "rxdesk-e2e" })
 }
 

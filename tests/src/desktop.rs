@@ -26,8 +26,10 @@ pub const UI_TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Debug)]
 pub struct Desktop {
     client: Option<Client>,
-    _driver: Driver,
+    driver: Driver,
     shots: Shots,
+    /// The binary launched: the process [`Desktop::kill_app`] looks for.
+    app: PathBuf,
 }
 
 /// `tauri-driver` on two free loopback ports with `env` (what the app will
@@ -104,6 +106,11 @@ impl Driver {
         })
     }
 
+    /// The driver's process id (the apps it starts are its descendants).
+    pub fn pid(&self) -> u32 {
+        self._process.pid()
+    }
+
     /// A WebDriver session on `app`: WebKitWebDriver starts the app on it.
     pub async fn session(&self, app: &Path, log: &Path) -> Result<Client> {
         let serde_json::Value::Object(capabilities) =
@@ -145,8 +152,9 @@ impl Desktop {
         let client = driver.session(app, log).await?;
         let desktop = Self {
             client: Some(client),
-            _driver: driver,
+            driver,
             shots,
+            app: app.to_owned(),
         };
         let url = desktop.client()?.current_url().await?;
         if url.host_str() == Some("localhost") && url.port() == Some(5173) {
@@ -171,6 +179,33 @@ impl Desktop {
                 .await
                 .context("closing the WebDriver session")?;
         }
+        Ok(())
+    }
+
+    /// Kills the app with SIGKILL, as a user's "Force quit" or a crash does:
+    /// no window event, no exit handler, no flush. The app is the process
+    /// running [`Desktop::launch`]'s binary among the descendants of this
+    /// launch's `tauri-driver` (found through `/proc`). The WebDriver session
+    /// dies with it, so this launch is over: the driver is stopped too, and the
+    /// next step is a new launch. Returns once the process is gone.
+    pub async fn kill_app(mut self) -> Result<()> {
+        let pid = crate::process::descendants(self.driver.pid())
+            .into_iter()
+            .find(|pid| crate::process::runs(*pid, &self.app))
+            .with_context(|| {
+                format!(
+                    "no process of {} under tauri-driver {}",
+                    self.app.display(),
+                    self.driver.pid()
+                )
+            })?;
+        crate::process::kill_hard(pid)?;
+        wait_for("the killed app to be gone", UI_TIMEOUT, || async {
+            Ok((!crate::process::is_alive(pid)).then_some(()))
+        })
+        .await?;
+        // The session cannot be closed politely any more: dropped with the driver.
+        self.client.take();
         Ok(())
     }
 
@@ -436,6 +471,16 @@ impl Desktop {
         args: Vec<serde_json::Value>,
     ) -> Result<serde_json::Value> {
         Ok(self.client()?.execute(script, args).await?)
+    }
+
+    /// Runs `script` in the page (`execute/async`): it answers by calling its
+    /// last argument.
+    pub async fn script_async(
+        &self,
+        script: &str,
+        args: Vec<serde_json::Value>,
+    ) -> Result<serde_json::Value> {
+        Ok(self.client()?.execute_async(script, args).await?)
     }
 
     async fn displayed(&self, xpath: &str, what: &str) -> Result<Element> {

@@ -203,6 +203,64 @@ impl Drop for Guard {
     }
 }
 
+/// Every process descended from `ancestor` (children, theirs, …), read from
+/// `/proc`; empty when it has none or `/proc` cannot be read.
+pub fn descendants(ancestor: u32) -> Vec<u32> {
+    let parents: Vec<(u32, u32)> = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| Some((pid, parent_of(pid)?)))
+        .collect();
+    let mut found = vec![ancestor];
+    let mut next = 0;
+    while next < found.len() {
+        let parent = found[next];
+        found.extend(
+            parents
+                .iter()
+                .filter(|(_, p)| *p == parent)
+                .map(|(c, _)| *c),
+        );
+        next += 1;
+    }
+    found.remove(0);
+    found
+}
+
+/// The parent of `pid` (`/proc/<pid>/stat`'s fourth field, read after the
+/// command name, which may hold spaces and parentheses).
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, after_name) = stat.rsplit_once(')')?;
+    after_name.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Whether process `pid` runs `binary` (its `/proc/<pid>/exe`).
+pub fn runs(pid: u32, binary: &Path) -> bool {
+    let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok();
+    let binary = binary.canonicalize().unwrap_or_else(|_| binary.to_owned());
+    exe.is_some_and(|exe| exe == binary)
+}
+
+/// Whether `pid` still runs: it exists and is not a zombie waiting for its
+/// parent to reap it (a killed process is gone for every purpose then).
+pub fn is_alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let (_, after_name) = stat.rsplit_once(')')?;
+            after_name.split_whitespace().next().map(|s| s != "Z")
+        })
+        .unwrap_or(false)
+}
+
+/// SIGKILL to `pid` alone: no handler runs, nothing is flushed.
+pub fn kill_hard(pid: u32) -> Result<()> {
+    let raw = i32::try_from(pid).context("a process id out of range")?;
+    kill(Pid::from_raw(raw), Signal::SIGKILL).with_context(|| format!("SIGKILL to {pid}"))
+}
+
 /// Opens `path` for appending, creating it and its directory.
 pub fn append(path: &Path) -> Result<File> {
     if let Some(dir) = path.parent() {
@@ -262,5 +320,62 @@ where
             });
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_grandchild_is_found_by_its_binary_and_killed_hard() {
+        let mut shell = Command::new("sh")
+            .args(["-c", "sleep 30 & wait"])
+            .spawn()
+            .unwrap();
+        let sleep = which("sleep");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let pid = loop {
+            let found = descendants(shell.id())
+                .into_iter()
+                .find(|pid| runs(*pid, &sleep));
+            if let Some(pid) = found {
+                break pid;
+            }
+            assert!(Instant::now() < deadline, "sleep never showed up under sh");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert!(is_alive(pid));
+
+        kill_hard(pid).unwrap();
+
+        // sh reaps it; until then it is a zombie, which counts as gone.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while is_alive(pid) {
+            assert!(Instant::now() < deadline, "the killed process lives on");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(shell.wait().unwrap().success());
+    }
+
+    #[test]
+    fn a_process_with_no_children_has_no_descendants() {
+        let mut child = Command::new("sleep").arg("30").spawn().unwrap();
+        assert!(descendants(child.id()).is_empty());
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+
+    fn which(program: &str) -> std::path::PathBuf {
+        std::env::var_os("PATH")
+            .map(|paths| std::env::split_paths(&paths).collect::<Vec<_>>())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|dir| dir.join(program))
+            .find(|path| path.is_file())
+            .unwrap()
+            .canonicalize()
+            .unwrap()
     }
 }

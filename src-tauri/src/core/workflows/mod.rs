@@ -46,6 +46,46 @@ impl AppCore {
         }
     }
 
+    /// The key to send a new draft of `drug` for `patient_id` under: one kept
+    /// from an attempt the network never answered, else `offered` (kept until
+    /// the answer). The index failing costs only that protection: logged, and
+    /// `offered` is used.
+    fn draft_key(
+        &self,
+        scope: &Scope,
+        patient_id: &str,
+        drug: &str,
+        offered: &CreateKey,
+    ) -> CreateKey {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+        match self
+            .index
+            .draft_key(scope, patient_id, drug, &offered.0, now)
+        {
+            Ok(kept) => {
+                if kept != offered.0 {
+                    tracing::info!(
+                        "a new draft is sent under the key of an unanswered earlier attempt"
+                    );
+                }
+                CreateKey(kept)
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "local index: the new draft's key is not kept");
+                offered.clone()
+            }
+        }
+    }
+
+    /// The network answered the new draft sent under `key`.
+    fn settle_draft_key(&self, scope: &Scope, key: &CreateKey) {
+        if let Err(e) = self.index.settle_draft_key(scope, &key.0) {
+            tracing::warn!(error = %e, "local index: a new draft's kept key not dropped");
+        }
+    }
+
     /// Drops an id the network no longer answers for.
     fn forget(&self, scope: &Scope, kind: RecordKind, id: &str) {
         if let Err(e) = self.index.forget(scope, kind, id) {

@@ -106,14 +106,27 @@ impl AppCore {
     ) -> Result<PrescriptionOutcome, CommandError> {
         crate::convert::check_draft_form(form)?;
         let Some(id) = id else {
-            let key = idempotency_key(key)?;
+            idempotency_key(key)?;
             let input = prescription_input(Some(patient_id), form);
-            let (outcome, scope) = self
-                .with_network("draft_prescription", |net| {
-                    let (input, key) = (input.clone(), &key);
-                    async move { net.draft_prescription(input, key).await }
+            // The key is kept on disk until the network answers: should the
+            // app die before, the next new draft of this drug for this patient
+            // is sent under it and finds the draft this attempt saved.
+            let drug = drafted_drug(form);
+            let ((outcome, sent_under), scope) = self
+                .with_network_scoped("draft_prescription", |net, scope| {
+                    let input = input.clone();
+                    let key = match &drug {
+                        Some(drug) => self.draft_key(&scope, patient_id, drug, key),
+                        None => key.clone(),
+                    };
+                    async move {
+                        let idempotency = idempotency_key(&key)?;
+                        let outcome = net.draft_prescription(input, &idempotency).await?;
+                        Ok::<_, CommandError>((outcome, key))
+                    }
                 })
                 .await?;
+            self.settle_draft_key(&scope, &sent_under);
             if !is_repeat(&outcome) {
                 self.note_template(&scope, form, &outcome);
                 return Ok(self.prescription_outcome(&scope, outcome));
@@ -360,6 +373,17 @@ impl AppCore {
             .count();
         tracing::info!(total, signed, "signing finished");
         Ok(results)
+    }
+}
+
+/// What a new draft is of, for its kept key (`index/pending.rs`): the drug
+/// chosen, else the template; `None` when the form names neither (the network
+/// refuses it: nothing to keep).
+fn drafted_drug(form: &DraftForm) -> Option<String> {
+    match (&form.drug_id, &form.template_id) {
+        (Some(drug), _) => Some(format!("drug:{drug}")),
+        (None, Some(template)) => Some(format!("template:{template}")),
+        (None, None) => None,
     }
 }
 
