@@ -27,6 +27,15 @@ struct Answer<'a> {
     invalidated: bool,
 }
 
+impl Answer<'_> {
+    /// No prescription: a refusal, a look-up, nothing found.
+    const NONE: Answer<'static> = Answer {
+        doc: None,
+        patient: None,
+        invalidated: false,
+    };
+}
+
 fn payload(call: &Call<'_>, answer: Answer<'_>, changes: Changes) -> PrescriptionResult {
     PrescriptionResult::PrescriptionPayload(Box::new(PrescriptionPayload {
         prescription: answer
@@ -102,11 +111,7 @@ pub fn run(call: &Call<'_>, shape: PrescriptionCall) -> Result<PrescriptionResul
             (None, Some(patient)) => draft(call, external_id, patient, edit),
             (None, None) => Ok(payload(
                 call,
-                Answer {
-                    doc: None,
-                    patient: None,
-                    invalidated: false,
-                },
+                Answer::NONE,
                 only(Change::rejected(
                     "patient",
                     "Patient",
@@ -135,11 +140,7 @@ fn by_external_id(
         if patient.is_some_and(|other| other != existing.patient_id) {
             return Ok(Some(payload(
                 call,
-                Answer {
-                    doc: None,
-                    patient: None,
-                    invalidated: false,
-                },
+                Answer::NONE,
                 only(external_id_of_another_patient("prescription")),
             )));
         }
@@ -278,26 +279,10 @@ fn look_up(call: &Call<'_>, reference: &TreatmentReferenceInput) -> Prescription
             Err(change) if change.status == ChangeStatus::Ambiguous => {
                 let mut change = *change;
                 change.severity = ChangeSeverity::Info;
-                return payload(
-                    call,
-                    Answer {
-                        doc: None,
-                        patient: None,
-                        invalidated: false,
-                    },
-                    only(change),
-                );
+                return payload(call, Answer::NONE, only(change));
             }
             Err(change) => {
-                return payload(
-                    call,
-                    Answer {
-                        doc: None,
-                        patient: None,
-                        invalidated: false,
-                    },
-                    only(*change),
-                );
+                return payload(call, Answer::NONE, only(*change));
             }
         },
     };
@@ -325,15 +310,7 @@ fn look_up(call: &Call<'_>, reference: &TreatmentReferenceInput) -> Prescription
         change.severity = ChangeSeverity::Info;
         change
     };
-    payload(
-        call,
-        Answer {
-            doc: None,
-            patient: None,
-            invalidated: false,
-        },
-        only(change),
-    )
+    payload(call, Answer::NONE, only(change))
 }
 
 /// A diagnosis look-up: for each entry to add, every fitting ICD-10 diagnosis
@@ -346,15 +323,7 @@ fn look_up_diagnoses(call: &Call<'_>, entries: &[DiagnosisReferenceInput]) -> Pr
     for (n, entry) in entries.iter().enumerate() {
         changes.push(look_up_diagnosis(call, n, entry));
     }
-    payload(
-        call,
-        Answer {
-            doc: None,
-            patient: None,
-            invalidated: false,
-        },
-        changes,
-    )
+    payload(call, Answer::NONE, changes)
 }
 
 fn look_up_diagnosis(call: &Call<'_>, n: usize, entry: &DiagnosisReferenceInput) -> Change {
@@ -668,17 +637,7 @@ fn draft(
     input: PrescriptionEdit,
 ) -> Result<PrescriptionResult, StoreError> {
     let mut changes = Changes::default();
-    let none = |changes: Changes| {
-        payload(
-            call,
-            Answer {
-                doc: None,
-                patient: None,
-                invalidated: false,
-            },
-            changes.roll_back(),
-        )
-    };
+    let none = |changes: Changes| payload(call, Answer::NONE, changes.roll_back());
     let Some(patient_id) = patient_ref.id else {
         changes.push(Change::rejected(
             "patient.id",
@@ -779,15 +738,7 @@ fn draft(
 }
 
 fn unknown(call: &Call<'_>, id: &str) -> PrescriptionResult {
-    payload(
-        call,
-        Answer {
-            doc: None,
-            patient: None,
-            invalidated: false,
-        },
-        only(unknown_id(id)),
-    )
+    payload(call, Answer::NONE, only(unknown_id(id)))
 }
 
 fn get(call: &Call<'_>, id: &str) -> Result<PrescriptionResult, StoreError> {
@@ -886,17 +837,7 @@ fn sign(
     signing: PrescriptionSigningDetailsInput,
     alone: bool,
 ) -> Result<PrescriptionResult, StoreError> {
-    let nothing = |change: Change| {
-        payload(
-            call,
-            Answer {
-                doc: None,
-                patient: None,
-                invalidated: false,
-            },
-            only(change),
-        )
-    };
+    let nothing = |change: Change| payload(call, Answer::NONE, only(change));
     let Some(id) = id.as_ref() else {
         return Ok(nothing(Change::rejected(
             "id",
