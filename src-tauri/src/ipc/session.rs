@@ -157,6 +157,10 @@ pub struct AppStatus {
     /// Why the stored session was not taken up at start (locked: too long since
     /// the app was last used), told once.
     pub ended: Option<SessionEnd>,
+    /// Why the lists of records opened here (recent patients, drafts, open
+    /// orders) are kept in memory for this run only: the index file was
+    /// written by a newer version, or cannot be opened. Shown on the workspace.
+    pub index_problem: Option<String>,
 }
 
 /// Why a sign-in ended without a session.
