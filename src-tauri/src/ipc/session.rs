@@ -100,6 +100,9 @@ pub enum SessionEnd {
     /// The environment in use was saved with other addresses: its session,
     /// which they would not accept, was ended at the old ones.
     EnvironmentEdited,
+    /// The stored session could not be read (saved in another shape, by
+    /// another version of Rx Desk, or damaged): it was removed; sign in again.
+    Unreadable,
 }
 
 /// The session changed (signed in, renewed, signed out, switched environment).

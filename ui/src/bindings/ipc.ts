@@ -94,7 +94,7 @@ minutes: number,
  */
 ahead: boolean, };
 
-export type SessionEnd = { "kind": "signedOut" } | { "kind": "locked", idleMinutes: number, } | { "kind": "expired" } | { "kind": "environmentRemoved" } | { "kind": "environmentChanged" } | { "kind": "environmentEdited" };
+export type SessionEnd = { "kind": "signedOut" } | { "kind": "locked", idleMinutes: number, } | { "kind": "expired" } | { "kind": "environmentRemoved" } | { "kind": "environmentChanged" } | { "kind": "environmentEdited" } | { "kind": "unreadable" };
 
 export type SessionEvent = { session: SessionInfo | null, 
 /**
