@@ -98,10 +98,11 @@ async fn an_upgrade_keeps_the_session_the_index_and_the_environments(
 
     // The previous release, used as a clinic uses it.
     install(from, &previous, false)?;
-    let app = world.launch("1-previous", &world.sandbox).await?;
+    let mut app = world.launch("1-previous", &world.sandbox).await?;
     flows::sign_in(&world, &app, "1-previous", &SAM, None).await?;
     flows::open_patient(&app, &patient).await?;
     add_environment(&app).await?;
+    app.shot("an environment added").await?;
     app.quit().await?;
     ensure!(
         index_version(&index)? == PREVIOUS_INDEX_VERSION,
@@ -110,8 +111,8 @@ async fn an_upgrade_keeps_the_session_the_index_and_the_environments(
 
     // This version over it: everything kept, the index migrated.
     install(to, &next, false)?;
-    let app = world.launch("2-upgraded", &world.sandbox).await?;
-    everything_kept(&app, &patient, "after the upgrade").await?;
+    let mut app = world.launch("2-upgraded", &world.sandbox).await?;
+    everything_kept(&mut app, &patient, "after the upgrade").await?;
     app.quit().await?;
     let version = index_version(&index)?;
     ensure!(
@@ -122,8 +123,8 @@ async fn an_upgrade_keeps_the_session_the_index_and_the_environments(
     // The previous release again, over this one (dpkg warns, apt needs
     // --allow-downgrades): it reads what this version left.
     install(from, &previous, true)?;
-    let app = world.launch("3-downgraded", &world.sandbox).await?;
-    everything_kept(&app, &patient, "after the downgrade").await?;
+    let mut app = world.launch("3-downgraded", &world.sandbox).await?;
+    everything_kept(&mut app, &patient, "after the downgrade").await?;
     app.quit().await?;
     ensure!(
         index_version(&index)? == INDEX_VERSION,
@@ -133,8 +134,8 @@ async fn an_upgrade_keeps_the_session_the_index_and_the_environments(
 }
 
 /// The session, the patient opened before and the environment added before,
-/// all there without signing in again.
-async fn everything_kept(app: &Desktop, patient: &str, when: &str) -> Result<()> {
+/// all there without signing in again (a screenshot of each screen).
+async fn everything_kept(app: &mut Desktop, patient: &str, when: &str) -> Result<()> {
     ensure!(
         flows::is_signed_in(app, &SAM).await?,
         "{when}: the app showed its sign-in screen: the session was not kept"
@@ -144,10 +145,12 @@ async fn everything_kept(app: &Desktop, patient: &str, when: &str) -> Result<()>
     app.wait_for_text(patient)
         .await
         .with_context(|| format!("{when}: {patient} is not under Recent patients"))?;
+    app.shot("work").await?;
     app.click("Settings").await?;
     app.wait_for_text(STAGING[0].1)
         .await
         .with_context(|| format!("{when}: the environment added before is not listed"))?;
+    app.shot("settings").await?;
     Ok(())
 }
 
