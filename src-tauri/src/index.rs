@@ -25,6 +25,7 @@ use rusqlite::{Connection, OptionalExtension as _, params};
 use crate::ipc::RecordKind;
 
 mod pending;
+mod schema;
 mod templates;
 
 pub use templates::UsedTemplate;
@@ -44,6 +45,13 @@ pub enum IndexError {
         "the disk is full: the local index could not note this record (it is saved at the network: nothing was lost); free some space and try again"
     )]
     DiskFull,
+    /// The file was written by a newer Rx Desk (its schema version `found`
+    /// is beyond this build's `known`, `index/schema.rs`): it is left as it
+    /// is, neither read nor changed.
+    #[error(
+        "the list of records on this computer was saved by a newer version of Rx Desk (format {found}; this version reads up to {known}); it was left as it is. Until the newer version is installed again, recent patients, drafts and orders opened from now on are kept only while Rx Desk is open"
+    )]
+    Newer { found: usize, known: usize },
 }
 
 impl From<rusqlite::Error> for IndexError {
@@ -97,6 +105,9 @@ pub struct Touch {
 #[derive(Debug, Clone)]
 pub struct Index {
     conn: Arc<Mutex<Connection>>,
+    /// Why this index is in memory when a file was asked for (see
+    /// [`Index::open_or_in_memory`]): told to the user.
+    problem: Option<Arc<str>>,
 }
 
 const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS entries (
@@ -129,12 +140,39 @@ impl Index {
         Self::with(Connection::open_in_memory()?)
     }
 
-    fn with(conn: Connection) -> Result<Self, IndexError> {
-        conn.execute_batch(SCHEMA)?;
-        conn.execute_batch(templates::SCHEMA)?;
-        conn.execute_batch(pending::SCHEMA)?;
+    /// The index file at `path`, or — when it cannot be used (written by a
+    /// newer Rx Desk, unreadable, in an unwritable directory) — an index in
+    /// memory for this run, which says why in [`Index::problem`]. The file
+    /// is left as it is. Fails only when not even memory will do.
+    pub fn open_or_in_memory(path: &Path) -> Result<Self, IndexError> {
+        match Self::open(path) {
+            Ok(index) => Ok(index),
+            Err(e) => {
+                tracing::warn!(error = %e, "the local index is kept in memory only");
+                let mut index = Self::in_memory()?;
+                let problem = match e {
+                    IndexError::Newer { .. } => e.to_string(),
+                    other => format!(
+                        "{other}. Recent patients, drafts and orders opened from now on are kept only while Rx Desk is open"
+                    ),
+                };
+                index.problem = Some(problem.into());
+                Ok(index)
+            }
+        }
+    }
+
+    /// Why the lists are kept in memory only, when a file was asked for and
+    /// could not be used; `None` when all is well.
+    pub fn problem(&self) -> Option<&str> {
+        self.problem.as_deref()
+    }
+
+    fn with(mut conn: Connection) -> Result<Self, IndexError> {
+        schema::migrate(&mut conn)?;
         Ok(Self {
             conn: Arc::new(Mutex::new(conn)),
+            problem: None,
         })
     }
 
@@ -602,5 +640,141 @@ mod tests {
             .unwrap();
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
+    }
+
+    /// The tables exactly as release 0.1.0 created them (`git show
+    /// e412496:src-tauri/src/index.rs`), with no schema version.
+    const RELEASE_0_1_0: &str = "
+        CREATE TABLE IF NOT EXISTS entries (
+            environment TEXT NOT NULL,
+            organization TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            id TEXT NOT NULL,
+            patient_id TEXT,
+            touched INTEGER NOT NULL,
+            PRIMARY KEY (environment, organization, kind, id)
+        );
+        CREATE TABLE IF NOT EXISTS templates (
+            environment TEXT NOT NULL,
+            organization TEXT NOT NULL,
+            id TEXT NOT NULL,
+            name TEXT,
+            drug_name TEXT NOT NULL,
+            used INTEGER NOT NULL,
+            PRIMARY KEY (environment, organization, id)
+        );
+        INSERT INTO entries VALUES ('sandbox', 'org_a', 'patient', 'pat_old', NULL, 1);
+        INSERT INTO entries VALUES ('sandbox', 'org_a', 'prescription', 'rx_old', 'pat_old', 2);
+        INSERT INTO templates VALUES ('sandbox', 'org_a', 'tmpl_old', 'Old favourite', 'Lisinopril 10 mg tablet', 1);
+    ";
+
+    fn user_version(path: &Path) -> i64 {
+        Connection::open(path)
+            .unwrap()
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn an_index_saved_by_release_0_1_0_is_migrated_and_keeps_its_records_and_templates() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.sqlite");
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch(RELEASE_0_1_0)
+            .unwrap();
+        let s = scope("org_a");
+
+        let index = Index::open(&path).unwrap();
+
+        let patients = index.recent(&s, RecordKind::Patient, LIST_LIMIT).unwrap();
+        assert_eq!(
+            patients.iter().map(|e| e.id.as_str()).collect::<Vec<_>>(),
+            ["pat_old"]
+        );
+        assert_eq!(
+            index
+                .for_patient(&s, RecordKind::Prescription, "pat_old")
+                .unwrap(),
+            ["rx_old"]
+        );
+        let templates = index.templates(&s, "favourite", 10).unwrap();
+        assert_eq!(templates.len(), 1, "{templates:?}");
+        // The table 0.2.0 added is there and works.
+        assert_eq!(
+            index
+                .draft_key(&s, "pat_old", "drug:med_1", "key-1", 1_000)
+                .unwrap(),
+            "key-1"
+        );
+        drop(index);
+        assert_eq!(user_version(&path), i64::try_from(schema::LATEST).unwrap());
+    }
+
+    #[test]
+    fn an_index_saved_by_a_newer_version_is_refused_in_words_and_left_as_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.sqlite");
+        let index = Index::open(&path).unwrap();
+        index
+            .touch(&scope("org_a"), RecordKind::Patient, "pat_kept", None)
+            .unwrap();
+        let newer = i64::try_from(schema::LATEST + 1).unwrap();
+        index
+            .conn()
+            .pragma_update(None, "user_version", newer)
+            .unwrap();
+        drop(index);
+
+        let refused = Index::open(&path).unwrap_err();
+
+        assert!(
+            matches!(refused, IndexError::Newer { found, known } if found == schema::LATEST + 1 && known == schema::LATEST),
+            "{refused:?}"
+        );
+        assert!(
+            refused.to_string().contains("newer version of Rx Desk"),
+            "{refused}"
+        );
+        assert_eq!(user_version(&path), newer, "the file's version was changed");
+        let kept: String = Connection::open(&path)
+            .unwrap()
+            .query_row("SELECT id FROM entries", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(kept, "pat_kept");
+    }
+
+    #[test]
+    fn an_index_file_of_a_newer_version_leaves_an_index_in_memory_that_says_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.sqlite");
+        let newer = i64::try_from(schema::LATEST + 1).unwrap();
+        drop(Index::open(&path).unwrap());
+        Connection::open(&path)
+            .unwrap()
+            .pragma_update(None, "user_version", newer)
+            .unwrap();
+
+        let index = Index::open_or_in_memory(&path).unwrap();
+        index
+            .touch(&scope("org_a"), RecordKind::Patient, "pat_new", None)
+            .unwrap();
+
+        let problem = index.problem().expect("the reason is told");
+        assert!(problem.contains("newer version of Rx Desk"), "{problem}");
+        assert!(problem.contains("only while Rx Desk is open"), "{problem}");
+        assert_eq!(user_version(&path), newer, "the file's version was changed");
+        let in_file: i64 = Connection::open(&path)
+            .unwrap()
+            .query_row("SELECT COUNT(*) FROM entries", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(in_file, 0, "this run's records went to the newer file");
+    }
+
+    #[test]
+    fn an_index_file_in_use_has_no_problem_to_tell() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = Index::open_or_in_memory(&dir.path().join("index.sqlite")).unwrap();
+        assert_eq!(index.problem(), None);
     }
 }

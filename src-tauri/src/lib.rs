@@ -67,13 +67,10 @@ fn platform_config<R: Runtime>(app: &tauri::AppHandle<R>) -> Result<CoreConfig, 
     if let Some(reason) = store.memory_reason() {
         tracing::warn!(reason = %reason, "no keyring: a session can only be kept in memory");
     }
-    let index = match Index::open(&data_dir.join("index.sqlite")) {
-        Ok(index) => index,
-        Err(e) => {
-            tracing::warn!(error = %e, "the local index is kept in memory only");
-            Index::in_memory().map_err(|e| StartError::Index(e.to_string()))?
-        }
-    };
+    // A file the app cannot use (a newer version's, unreadable): the lists
+    // live in memory for this run, and the UI says why (`AppStatus`).
+    let index = Index::open_or_in_memory(&data_dir.join("index.sqlite"))
+        .map_err(|e| StartError::Index(e.to_string()))?;
     Ok(CoreConfig {
         config_dir,
         index,

@@ -555,6 +555,33 @@ fn a_restart_after_the_idle_limit_asks_for_sign_in() {
 }
 
 #[test]
+fn a_stored_session_this_version_cannot_read_is_removed_and_sign_in_asked_for_in_words() {
+    let sandbox = sandbox();
+    let keyring = mock_keyring();
+    // What another version might have stored: valid JSON, another shape.
+    keyring
+        .save(
+            rxdesk_lib::session_store::SESSION_ENTRY,
+            r#"{"v":9,"session":{"opaque":"from a later version"}}"#,
+        )
+        .unwrap();
+
+    let app = TestApp::start(Options::new(&sandbox, &keyring));
+
+    let status = status(&app);
+    assert_eq!(status.session, None);
+    assert_eq!(status.ended, Some(SessionEnd::Unreadable));
+    assert_eq!(
+        keyring
+            .load(rxdesk_lib::session_store::SESSION_ENTRY)
+            .unwrap(),
+        None,
+        "the unreadable entry was kept"
+    );
+    assert!(is_signed_out(&app));
+}
+
+#[test]
 fn the_core_locks_a_session_idle_past_the_limit_whatever_the_webview_does() {
     let sandbox = sandbox();
     let keyring = mock_keyring();

@@ -298,7 +298,7 @@ fn check_rpm(rpm: &Path) -> Result<()> {
 }
 
 /// Checks the `.deb`'s control fields and returns the files it installs.
-fn check_deb_metadata(deb: &Path) -> Result<Vec<PathBuf>> {
+pub(crate) fn check_deb_metadata(deb: &Path) -> Result<Vec<PathBuf>> {
     eprintln!("\n==> dpkg-deb --info / --contents {}", deb.display());
     let field = |name: &str| -> Result<String> {
         Ok(output(
@@ -367,13 +367,13 @@ fn install(deb: &Path) -> Result<()> {
 }
 
 /// Removes the package with its configuration.
-fn purge() -> Command {
+pub(crate) fn purge() -> Command {
     let mut purge = apt_get();
     purge.args(["purge", "-y", "-qq", PACKAGE]);
     purge
 }
 
-fn installed_package() -> bool {
+pub(crate) fn installed_package() -> bool {
     crate::installed(PACKAGE)
 }
 
@@ -450,7 +450,7 @@ fn launch_installed() -> Result<()> {
 
 /// Removes the package and checks none of its files, nor its package record,
 /// nor its scheme handler is left.
-fn uninstall(files: &[PathBuf]) -> Result<()> {
+pub(crate) fn uninstall(files: &[PathBuf]) -> Result<()> {
     step(&format!("apt-get purge {PACKAGE}"), purge())?;
     ensure!(!installed_package(), "dpkg still lists {PACKAGE}");
     let left: Vec<&PathBuf> = files.iter().filter(|f| f.exists()).collect();

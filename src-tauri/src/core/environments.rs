@@ -105,6 +105,7 @@ impl AppCore {
             link: self.take_start_link(),
             idle_lock_seconds: u32::try_from(self.idle_lock.as_secs()).unwrap_or(u32::MAX),
             ended,
+            index_problem: self.index.problem().map(str::to_owned),
         }
     }
 

@@ -197,16 +197,19 @@ impl AppCore {
                 self.keyring_failed(Some(trouble), false);
                 return;
             }
+            // Never a silent reset: the user is told to sign in again.
             Some(Err(e)) => {
                 tracing::warn!(error = %e, "stored session unreadable; removed");
                 // A failure is logged; the next sign-in overwrites the entry.
                 self.forget_session().await.ok();
+                inner.ended_at_start = Some(SessionEnd::Unreadable);
                 return;
             }
         };
         let Ok(stored) = serde_json::from_str::<StoredSession>(&text) else {
             tracing::warn!("stored session in an unknown shape; removed");
             self.forget_session().await.ok();
+            inner.ended_at_start = Some(SessionEnd::Unreadable);
             return;
         };
         // The environment the variables name is what the user (or a test)

@@ -100,6 +100,9 @@ pub enum SessionEnd {
     /// The environment in use was saved with other addresses: its session,
     /// which they would not accept, was ended at the old ones.
     EnvironmentEdited,
+    /// The stored session could not be read (saved in another shape, by
+    /// another version of Rx Desk, or damaged): it was removed; sign in again.
+    Unreadable,
 }
 
 /// The session changed (signed in, renewed, signed out, switched environment).
@@ -157,6 +160,10 @@ pub struct AppStatus {
     /// Why the stored session was not taken up at start (locked: too long since
     /// the app was last used), told once.
     pub ended: Option<SessionEnd>,
+    /// Why the lists of records opened here (recent patients, drafts, open
+    /// orders) are kept in memory for this run only: the index file was
+    /// written by a newer version, or cannot be opened. Shown on the workspace.
+    pub index_problem: Option<String>,
 }
 
 /// Why a sign-in ended without a session.

@@ -94,7 +94,7 @@ minutes: number,
  */
 ahead: boolean, };
 
-export type SessionEnd = { "kind": "signedOut" } | { "kind": "locked", idleMinutes: number, } | { "kind": "expired" } | { "kind": "environmentRemoved" } | { "kind": "environmentChanged" } | { "kind": "environmentEdited" };
+export type SessionEnd = { "kind": "signedOut" } | { "kind": "locked", idleMinutes: number, } | { "kind": "expired" } | { "kind": "environmentRemoved" } | { "kind": "environmentChanged" } | { "kind": "environmentEdited" } | { "kind": "unreadable" };
 
 export type SessionEvent = { session: SessionInfo | null, 
 /**
@@ -144,7 +144,13 @@ idleLockSeconds: number,
  * Why the stored session was not taken up at start (locked: too long since
  * the app was last used), told once.
  */
-ended: SessionEnd | null, };
+ended: SessionEnd | null, 
+/**
+ * Why the lists of records opened here (recent patients, drafts, open
+ * orders) are kept in memory for this run only: the index file was
+ * written by a newer version, or cannot be opened. Shown on the workspace.
+ */
+indexProblem: string | null, };
 
 export type SignInFailure = "accessDenied" | "timeout" | "network" | "cancelled" | "other";
 

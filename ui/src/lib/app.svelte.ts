@@ -67,6 +67,8 @@ export function endedNotice(ended: SessionEnd): string {
       return 'Signed out: another environment was chosen.';
     case 'environmentEdited':
       return 'Signed out: the environment you were using was saved with new addresses, where this session is not valid. Sign in again there.';
+    case 'unreadable':
+      return 'Sign in again: your saved sign-in could not be read (it was saved by another version of Rx Desk, or damaged), so it was removed.';
   }
 }
 

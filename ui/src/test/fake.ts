@@ -103,6 +103,7 @@ export function status(session: SessionInfo | null) {
     link: null,
     idleLockSeconds: 900,
     ended: null,
+    indexProblem: null as string | null,
     presets: [
       { name: 'Vendor sandbox', authUrl: 'https://auth.neutron.health', apiUrl: 'https://network.neutron.health', audience: 'https://api.neutron.health', requireIssuer: true },
     ],

@@ -238,6 +238,16 @@ describe('who is signed in', () => {
     expect(root.textContent).toContain('Rx Desk locked after 15 minutes without input');
   });
 
+  it('asks for sign-in in words when the saved sign-in could not be read (another version saved it)', async () => {
+    const fake = install();
+    fake.on('app_status', () => ({ ...status(null), ended: { kind: 'unreadable' } }));
+
+    const root = await startApp(fake, null);
+
+    expect(root.textContent).toContain('Sign in again: your saved sign-in could not be read');
+    expect(root.textContent).toContain('Sign in with your browser');
+  });
+
   it('reports input to the core at most every 20 seconds, and only while signed in', async () => {
     const fake = install();
     fake.on('note_activity', () => null);
