@@ -129,7 +129,7 @@ pub async fn wait_gone(exe: &Path, timeout: Duration) -> Result<()> {
 }
 
 /// `root` and every process descended from it.
-fn with_descendants(root: u32) -> Vec<u32> {
+pub fn with_descendants(root: u32) -> Vec<u32> {
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
     if let Ok(entries) = std::fs::read_dir("/proc") {
         for pid in entries.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok()) {
