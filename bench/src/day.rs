@@ -57,13 +57,16 @@ const DAY_SEED: u64 = 48;
 const SETUP_IN_FLIGHT: usize = 16;
 /// The pharmacy a sent order is moved to ("changed after Send").
 const OTHER_PHARMACY: &str = "phr_harbor_drug_back_bay";
+/// Readings of the vitals after the warm-up and at the end, a second apart.
+const READINGS: usize = 5;
 /// The drug every draft of the day is for (screens clean without allergies).
 const DRUG: &str = "med_azithromycin_250_tab";
 
 /// The figure keys of the day, in table order.
-pub const KEYS: [&str; 5] = [
+pub const KEYS: [&str; 6] = [
     "day_workflow",
     "day_memory",
+    "day_anon_memory",
     "day_threads",
     "day_descriptors",
     "day_errors",
@@ -211,20 +214,93 @@ pub fn error_lines(log: &str) -> usize {
         .count()
 }
 
+/// PSS (KiB) by mapping in an `/proc/<pid>/smaps`: each mapping's path, or
+/// its kind in brackets (`[heap]`, `[anon]` for a mapping without a name).
+pub fn pss_by_mapping(smaps: &str) -> BTreeMap<String, u64> {
+    let mut by = BTreeMap::new();
+    let mut current = String::new();
+    for line in smaps.lines() {
+        let mut words = line.split_whitespace();
+        let Some(first) = words.next() else {
+            continue;
+        };
+        if !first.ends_with(':') {
+            // A mapping's header: address, perms, offset, device, inode, path.
+            let path: Vec<&str> = words.skip(4).collect();
+            current = if path.is_empty() {
+                "[anon]".to_owned()
+            } else {
+                path.join(" ")
+            };
+        } else if first == "Pss:" {
+            let kib: u64 = words.next().and_then(|v| v.parse().ok()).unwrap_or(0);
+            *by.entry(current.clone()).or_default() += kib;
+        }
+    }
+    by
+}
+
+/// The mappings that grew most from `before` to `after` (KiB each): "[anon]
+/// +20.1 MiB, libfoo.so +1.2 MiB", the `n` largest growths above 0.5 MiB.
+pub fn grown_mappings(
+    before: &BTreeMap<String, u64>,
+    after: &BTreeMap<String, u64>,
+    n: usize,
+) -> String {
+    let mut grown: Vec<(&str, f64)> = after
+        .iter()
+        .map(|(name, kib)| {
+            let was = before.get(name).copied().unwrap_or(0);
+            (name.as_str(), (*kib as f64 - was as f64) / 1024.0)
+        })
+        .filter(|(_, mib)| *mib > 0.5)
+        .collect();
+    grown.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let short = |path: &str| path.rsplit('/').next().unwrap_or(path).to_owned();
+    let words: Vec<String> = grown
+        .iter()
+        .take(n)
+        .map(|(name, mib)| format!("{} +{mib:.1} MiB", short(name)))
+        .collect();
+    if words.is_empty() {
+        "no mapping grew by more than 0.5 MiB".into()
+    } else {
+        words.join(", ")
+    }
+}
+
+/// One process of a reading.
+#[derive(Debug, Clone, Default)]
+pub struct Process {
+    pub name: String,
+    pub pss_mib: f64,
+    pub anon_mib: f64,
+    pub threads: u64,
+    pub descriptors: u64,
+    /// PSS by mapping (KiB), and threads by name, when asked for
+    /// ([`Vitals::read`]'s `mappings`).
+    pub mappings: BTreeMap<String, u64>,
+    pub thread_names: BTreeMap<String, u64>,
+}
+
 /// One reading of the app's vitals: the app's process and its WebKit
 /// processes (not the browser a sign-in starts).
 #[derive(Debug, Clone, Default)]
 pub struct Vitals {
     pub pss_mib: f64,
+    /// The anonymous part of the PSS: the heaps, private to the app (what a
+    /// leak grows; shared library pages move with other processes that map them).
+    pub anon_mib: f64,
     pub threads: u64,
     pub descriptors: u64,
-    /// Per process: name, PSS MiB, threads, descriptors.
-    pub processes: Vec<(String, f64, u64, u64)>,
+    /// Largest first.
+    pub processes: Vec<Process>,
 }
 
 impl Vitals {
-    /// The running app's (`exe`).
-    pub fn read(exe: &Path) -> Result<Self> {
+    /// The running app's (`exe`); with each process's PSS by mapping when
+    /// `mappings` (a longer read).
+    pub fn read(exe: &Path, mappings: bool) -> Result<Self> {
         let root = match memory::pids_of(exe).as_slice() {
             [pid] => *pid,
             other => bail!("{} processes of {}: {other:?}", other.len(), exe.display()),
@@ -246,28 +322,102 @@ impl Vitals {
             ) else {
                 continue;
             };
-            let mib = memory::pss_kib(&rollup).unwrap_or(0) as f64 / 1024.0;
-            let threads = threads_in_status(&status).unwrap_or(0);
-            let descriptors = fds.count() as u64;
-            vitals.pss_mib += mib;
-            vitals.threads += threads;
-            vitals.descriptors += descriptors;
-            vitals.processes.push((name, mib, threads, descriptors));
+            let process = Process {
+                name,
+                pss_mib: memory::pss_kib(&rollup).unwrap_or(0) as f64 / 1024.0,
+                anon_mib: memory::rollup_kib(&rollup, "Pss_Anon:").unwrap_or(0) as f64 / 1024.0,
+                threads: threads_in_status(&status).unwrap_or(0),
+                descriptors: fds.count() as u64,
+                mappings: if mappings {
+                    std::fs::read_to_string(format!("/proc/{pid}/smaps"))
+                        .map(|s| pss_by_mapping(&s))
+                        .unwrap_or_default()
+                } else {
+                    BTreeMap::new()
+                },
+                thread_names: if mappings {
+                    thread_names(pid)
+                } else {
+                    BTreeMap::new()
+                },
+            };
+            vitals.pss_mib += process.pss_mib;
+            vitals.anon_mib += process.anon_mib;
+            vitals.threads += process.threads;
+            vitals.descriptors += process.descriptors;
+            vitals.processes.push(process);
         }
-        vitals.processes.sort_by(|a, b| b.1.total_cmp(&a.1));
+        vitals
+            .processes
+            .sort_by(|a, b| b.pss_mib.total_cmp(&a.pss_mib));
         Ok(vitals)
     }
 
-    /// "rxdesk 80.1 MiB, 30 threads, 40 fds; WebKitWebProces …".
+    /// "rxdesk 80.1 MiB (anon 30.2), 30 threads, 40 descriptors; WebKitWebProces …".
     pub fn breakdown(&self) -> String {
         self.processes
             .iter()
-            .map(|(name, mib, threads, fds)| {
-                format!("{name} {mib:.1} MiB, {threads} threads, {fds} descriptors")
+            .map(|p| {
+                format!(
+                    "{} {:.1} MiB (anon {:.1}), {} threads, {} descriptors",
+                    p.name, p.pss_mib, p.anon_mib, p.threads, p.descriptors
+                )
             })
             .collect::<Vec<_>>()
             .join("; ")
     }
+
+    /// Per process of `self`, what grew since `before`, by mapping, and the
+    /// threads that came or went (by name).
+    pub fn growth_since(&self, before: &Vitals) -> String {
+        self.processes
+            .iter()
+            .filter_map(|p| {
+                let was = before.processes.iter().find(|b| b.name == p.name)?;
+                let came = counted_since(&was.thread_names, &p.thread_names);
+                let went = counted_since(&p.thread_names, &was.thread_names);
+                let threads = match (came.is_empty(), went.is_empty()) {
+                    (true, true) => String::new(),
+                    _ => format!("; threads come: {}, gone: {}", words(&came), words(&went)),
+                };
+                Some(format!(
+                    "{} {:+.1} MiB ({}{threads})",
+                    p.name,
+                    p.pss_mib - was.pss_mib,
+                    grown_mappings(&was.mappings, &p.mappings, 3)
+                ))
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
+/// A process's threads by name (`/proc/<pid>/task/*/comm`).
+fn thread_names(pid: u32) -> BTreeMap<String, u64> {
+    let mut names = BTreeMap::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        if let Ok(name) = std::fs::read_to_string(task.path().join("comm")) {
+            *names.entry(name.trim().to_owned()).or_default() += 1;
+        }
+    }
+    names
+}
+
+/// `n` readings of the app's vitals a second apart (the last with its
+/// mappings and thread names): a figure's runs.
+async fn readings(exe: &Path, n: usize) -> Result<Vec<Vitals>> {
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        if i > 0 {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+        out.push(Vitals::read(exe, i + 1 == n)?);
+    }
+    Ok(out)
 }
 
 /// Starts an async job in the page: `body` is the body of an async function
@@ -447,6 +597,7 @@ pub async fn figures(plan: &Plan, world: &World) -> Result<Vec<Figure>> {
     let mut next = Cursor::default();
     let mut warm = None;
     let mut workflow_sent = None;
+    let mut hourly = Vec::new();
     let hours = day.hours();
     for hour in 0..hours {
         eprintln!("==> a day: hour {} of {hours}", hour + 1);
@@ -490,13 +641,27 @@ pub async fn figures(plan: &Plan, world: &World) -> Result<Vec<Figure>> {
             workflow_sent.get_or_insert(sent);
         }
         lock_and_sign_in(world, &app, &mut tally).await?;
+        // The trend, read at once (not settled): a plateau or a slope.
+        let now = Vitals::read(&world.layout.app, false)?;
+        hourly.push(Hourly {
+            pss_mib: now.pss_mib,
+            anon_mib: now.anon_mib,
+            threads: now.threads,
+            descriptors: now.descriptors,
+        });
         if hour == 0 {
             tokio::time::sleep(day.settle).await;
-            warm = Some(Vitals::read(&world.layout.app)?);
+            warm = Some((
+                readings(&world.layout.app, READINGS).await?,
+                page(&app).await?,
+            ));
         }
     }
     tokio::time::sleep(day.settle).await;
-    let end = Vitals::read(&world.layout.app)?;
+    let end = (
+        readings(&world.layout.app, READINGS).await?,
+        page(&app).await?,
+    );
     let took = started.elapsed();
     let all_requests = requests(&sandbox).await?;
     app.quit().await?;
@@ -505,7 +670,8 @@ pub async fn figures(plan: &Plan, world: &World) -> Result<Vec<Figure>> {
 
     let round_trip_patient = patients.first().context("no patient set up")?;
     let round_trips = search::get_round_trips(&origin, &token, &round_trip_patient.0, 15).await?;
-    let warm = warm.context("no reading after the warm-up")?;
+    let (warm, warm_page) = warm.context("no readings after the warm-up")?;
+    let (end, end_page) = end;
     rows(
         plan,
         &Measured {
@@ -517,6 +683,8 @@ pub async fn figures(plan: &Plan, world: &World) -> Result<Vec<Figure>> {
             workflow_sent: workflow_sent.unwrap_or_default(),
             all_requests,
             logged_errors,
+            hourly,
+            pages: (warm_page, end_page),
         },
     )
 }
@@ -674,6 +842,24 @@ async fn workflow(app: &Desktop, n: usize) -> Result<f64> {
     answer.as_f64().context("the workflow measured no time")
 }
 
+/// What the page holds: its elements, and the callbacks Tauri's IPC keeps
+/// for it (a command's answer or an event's listener each; one kept per
+/// visit of a screen would be a leak).
+async fn page(app: &Desktop) -> Result<String> {
+    let answer = app
+        .script(
+            "return [document.getElementsByTagName('*').length, \
+             (window.__TAURI_INTERNALS__.callbacks || new Map()).size];",
+            vec![],
+        )
+        .await?;
+    Ok(format!(
+        "{} elements, {} IPC callbacks",
+        answer[0].as_u64().unwrap_or(0),
+        answer[1].as_u64().unwrap_or(0)
+    ))
+}
+
 /// **Lock**, then a fresh sign-in through the browser.
 async fn lock_and_sign_in(world: &World, app: &Desktop, tally: &mut Tally) -> Result<()> {
     app.click("Lock").await?;
@@ -708,16 +894,29 @@ fn app_log_errors(world: &World) -> usize {
         .unwrap_or(0)
 }
 
+/// The vitals at the end of one hour (not settled: the trend).
+struct Hourly {
+    pss_mib: f64,
+    anon_mib: f64,
+    threads: u64,
+    descriptors: u64,
+}
+
 /// Everything the rows are made of.
 struct Measured {
     tally: Tally,
-    warm: Vitals,
-    end: Vitals,
+    /// [`READINGS`] readings each.
+    warm: Vec<Vitals>,
+    end: Vec<Vitals>,
     took: Duration,
     round_trips: Vec<f64>,
     workflow_sent: BTreeMap<String, u64>,
     all_requests: BTreeMap<String, u64>,
     logged_errors: usize,
+    /// The end of each hour, read at once after its sign-in.
+    hourly: Vec<Hourly>,
+    /// The page after the warm-up and at the end ([`page`]).
+    pages: (String, String),
 }
 
 fn rows(plan: &Plan, m: &Measured) -> Result<Vec<Figure>> {
@@ -746,12 +945,25 @@ fn rows(plan: &Plan, m: &Measured) -> Result<Vec<Figure>> {
             day.settle.as_secs()
         )
     };
+    let (warm, end) = (
+        m.warm.last().context("no reading after the warm-up")?,
+        m.end.last().context("no reading at the end")?,
+    );
+    let of =
+        |readings: &[Vitals], f: fn(&Vitals) -> f64| readings.iter().map(f).collect::<Vec<_>>();
+    let hourly = |f: fn(&Hourly) -> String| m.hourly.iter().map(f).collect::<Vec<_>>().join(", ");
     let reading = format!(
-        "read {} s after the day's last sign-in; the app's process and its WebKit processes \
-         (not the browser of a sign-in); at the end — {}; after the warm-up — {}",
+        "{READINGS} readings a second apart, {} s after the day's last sign-in; the app's process and its WebKit processes \
+         (not the browser of a sign-in); at the end — {}; after the warm-up — {}; what grew, \
+         by mapping — {}; the page after the warm-up: {}, at the end: {}; PSS at the end of \
+         each hour, read at once after its sign-in (MiB): {}",
         day.settle.as_secs(),
-        m.end.breakdown(),
-        m.warm.breakdown()
+        end.breakdown(),
+        warm.breakdown(),
+        end.growth_since(warm),
+        m.pages.0,
+        m.pages.1,
+        hourly(|h| format!("{:.0}", h.pss_mib)),
     );
     let least = MIN_WORKFLOW.len();
     let reference: Vec<f64> = m.round_trips.iter().map(|r| r * least as f64).collect();
@@ -787,29 +999,51 @@ fn rows(plan: &Plan, m: &Measured) -> Result<Vec<Figure>> {
             "day_memory",
             "a day: memory at the end (PSS of the app and its WebKit processes)",
             "MiB",
-            &[m.end.pss_mib],
-            (&warm_label("MiB"), Some(&[m.warm.pss_mib])),
+            &of(&m.end, |v| v.pss_mib),
+            (&warm_label("MiB"), Some(&of(&m.warm, |v| v.pss_mib))),
             Target::RatioAtMost(1.1),
         )?
         .with_note(format!("{what}; {reading}")),
         Figure::measured(
+            "day_anon_memory",
+            "a day: anonymous memory at the end (the heaps in that PSS, private to the app)",
+            "MiB",
+            &of(&m.end, |v| v.anon_mib),
+            (&warm_label("MiB"), Some(&of(&m.warm, |v| v.anon_mib))),
+            Target::Report,
+        )?
+        .with_note(format!(
+            "what a leak grows, unmoved by other processes mapping the same libraries (which \
+             moves the PSS of shared pages on a shared machine); at the end of each hour, read \
+             at once after its sign-in (MiB): {}",
+            hourly(|h| format!("{:.0}", h.anon_mib))
+        )),
+        Figure::measured(
             "day_threads",
             "a day: threads at the end (the app and its WebKit processes)",
             "threads",
-            &[m.end.threads as f64],
-            (&warm_label("threads"), Some(&[m.warm.threads as f64])),
+            &of(&m.end, |v| v.threads as f64),
+            (&warm_label("threads"), Some(&of(&m.warm, |v| v.threads as f64))),
             Target::RatioAtMost(1.0),
         )?
-        .with_note("flat is the target: a thread more at the end is a miss".to_owned()),
+        .with_note(format!(
+            "flat is the target: a thread more at the end (the median of the readings) is a \
+             miss; threads at the end of each hour, read at once after its sign-in: {}",
+            hourly(|h| h.threads.to_string())
+        )),
         Figure::measured(
             "day_descriptors",
             "a day: open file descriptors at the end (the app and its WebKit processes)",
             "descriptors",
-            &[m.end.descriptors as f64],
-            (&warm_label("descriptors"), Some(&[m.warm.descriptors as f64])),
+            &of(&m.end, |v| v.descriptors as f64),
+            (&warm_label("descriptors"), Some(&of(&m.warm, |v| v.descriptors as f64))),
             Target::RatioAtMost(1.0),
         )?
-        .with_note("flat is the target: a descriptor more at the end is a miss".to_owned()),
+        .with_note(format!(
+            "flat is the target: a descriptor more at the end (the median of the readings) is \
+             a miss; descriptors at the end of each hour, read at once after its sign-in: {}",
+            hourly(|h| h.descriptors.to_string())
+        )),
         Figure::measured(
             "day_errors",
             "a day: errors (actions failed or answered wrong, ERROR lines in the app's log)",
@@ -935,6 +1169,46 @@ mod tests {
         assert_eq!(threads_in_status("Name:\tx\n"), None);
         let me = std::fs::read_to_string("/proc/self/status").unwrap();
         assert!(threads_in_status(&me).unwrap() >= 1);
+    }
+
+    #[test]
+    fn pss_is_summed_by_mapping_and_a_nameless_mapping_is_anonymous() {
+        let smaps = "55d0a000-55d0b000 r-xp 00000000 08:01 1234 /usr/lib/libwebkit.so.4\n\
+                     Rss: 8 kB\nPss: 6 kB\nVmFlags: rd ex\n\
+                     7f00a000-7f00b000 rw-p 00000000 00:00 0 \n\
+                     Pss: 100 kB\n\
+                     7f00c000-7f00d000 rw-p 00000000 00:00 0 \n\
+                     Pss: 50 kB\n\
+                     55d0c000-55d0d000 rw-p 00000000 00:00 0 [heap]\n\
+                     Pss: 20 kB\n";
+        let by = pss_by_mapping(smaps);
+        assert_eq!(by["/usr/lib/libwebkit.so.4"], 6);
+        assert_eq!(by["[anon]"], 150);
+        assert_eq!(by["[heap]"], 20);
+        assert_eq!(by.len(), 3);
+    }
+
+    #[test]
+    fn the_mappings_that_grew_most_are_named_largest_first() {
+        let before = counts(&[
+            ("[anon]", 10_240),
+            ("[heap]", 1024),
+            ("/usr/lib/libx.so", 100),
+        ]);
+        let after = counts(&[
+            ("[anon]", 30_720),
+            ("[heap]", 3072),
+            ("/usr/lib/libx.so", 200),
+            ("/usr/lib/liby.so", 1024),
+        ]);
+        assert_eq!(
+            grown_mappings(&before, &after, 2),
+            "[anon] +20.0 MiB, [heap] +2.0 MiB"
+        );
+        assert_eq!(
+            grown_mappings(&after, &before, 2),
+            "no mapping grew by more than 0.5 MiB"
+        );
     }
 
     #[test]

@@ -87,7 +87,7 @@ pub fn pss_kib(rollup: &str) -> Option<u64> {
 }
 
 /// The line of an `smaps_rollup` starting with `field` (with its colon), in KiB.
-fn rollup_kib(rollup: &str, field: &str) -> Option<u64> {
+pub fn rollup_kib(rollup: &str, field: &str) -> Option<u64> {
     rollup
         .lines()
         .find_map(|l| l.strip_prefix(field))

@@ -50,6 +50,7 @@ pub const FIGURES: &[&str] = &[
     // A compressed day at the workstation on the clinic link (`day.rs`).
     "day_workflow",
     "day_memory",
+    "day_anon_memory",
     "day_threads",
     "day_descriptors",
     "day_errors",
