@@ -40,7 +40,7 @@ use rxdesk_e2e::desktop::Desktop;
 use rxdesk_e2e::fixture::{HARBOR, HARBOR_BACKEND, PIA};
 use rxdesk_e2e::link::BadLink;
 use rxdesk_e2e::services::{self, Lifetimes, Sandbox};
-use rxdesk_e2e::{APP_IDENTIFIER, World, flows};
+use rxdesk_e2e::{APP_IDENTIFIER, KEYRING_SERVICE, World, flows};
 use serde_json::{Value, json};
 
 use crate::gui::letters;
@@ -664,12 +664,22 @@ pub async fn figures(plan: &Plan, world: &World) -> Result<Vec<Figure>> {
     );
     let took = started.elapsed();
     let all_requests = requests(&sandbox).await?;
+    // The prescriber's own token (a machine token never signs), from the
+    // session the app stored, for the network's share of the workflow.
+    let prescriber = rxdesk_e2e::tokens::stored_sessions(&world.keyring, KEYRING_SERVICE)?
+        .iter()
+        .find_map(rxdesk_e2e::tokens::StoredSession::access_token)
+        .context("the app stored no session to work with")?;
     app.quit().await?;
     memory::wait_gone(&world.layout.app, Duration::from_secs(20)).await?;
     let logged_errors = app_log_errors(world);
 
     let round_trip_patient = patients.first().context("no patient set up")?;
     let round_trips = search::get_round_trips(&origin, &token, &round_trip_patient.0, 15).await?;
+    let mut network_share = Vec::new();
+    for n in 0..day.workflows.max(1) {
+        network_share.push(workflow_directly(&http, &origin, &prescriber, n).await?);
+    }
     let (warm, warm_page) = warm.context("no readings after the warm-up")?;
     let (end, end_page) = end;
     rows(
@@ -685,6 +695,7 @@ pub async fn figures(plan: &Plan, world: &World) -> Result<Vec<Figure>> {
             logged_errors,
             hourly,
             pages: (warm_page, end_page),
+            network_share,
         },
     )
 }
@@ -860,6 +871,54 @@ async fn page(app: &Desktop) -> Result<String> {
     ))
 }
 
+/// An order Sync or Send, as a backend sends one.
+const ORDER: &str = "mutation Order($order: OrderInput!, $metadata: RequestMetadata!) { \
+    order(order: $order, metadata: $metadata) { __typename \
+    ... on OrderPayload { order { id state } unappliedChanges { key reason } } \
+    ... on UnauthorizedError { code message } } }";
+
+/// The network's share of the workflow: its five calls sent straight from
+/// the bench with the prescriber's `token`, one after the other (the `n`th
+/// such patient); the time from the first to the last answer, in ms.
+async fn workflow_directly(
+    http: &reqwest::Client,
+    origin: &url::Url,
+    token: &str,
+    n: usize,
+) -> Result<f64> {
+    let last = format!("Networkshare{}", letters(n));
+    let order = |order: Value| {
+        services::graphql(
+            http,
+            origin,
+            token,
+            ORDER,
+            json!({ "order": order, "metadata": network::metadata() }),
+        )
+    };
+    let started = Instant::now();
+    let patient = network::add_patient(http, origin, token, ("Wanda", &last)).await?;
+    let draft = network::add_draft(http, origin, token, &patient).await?;
+    crate::signing::sign_directly(http, origin, token, std::slice::from_ref(&draft)).await?;
+    let drafted = order(json!({
+        "patient": { "id": patient },
+        "prescriptions": { "add": [{ "id": draft.0 }] },
+    }))
+    .await?;
+    let id = drafted["order"]["order"]["id"]
+        .as_str()
+        .with_context(|| format!("no order: {}", drafted["order"]["unappliedChanges"]))?;
+    let sent = order(json!({ "id": id, "state": "SUBMITTED" })).await?;
+    let took = started.elapsed().as_secs_f64() * 1000.0;
+    if sent["order"]["order"]["state"] != "SUBMITTED" {
+        bail!(
+            "the bench's order was not sent: {}",
+            sent["order"]["unappliedChanges"]
+        );
+    }
+    Ok(took)
+}
+
 /// **Lock**, then a fresh sign-in through the browser.
 async fn lock_and_sign_in(world: &World, app: &Desktop, tally: &mut Tally) -> Result<()> {
     app.click("Lock").await?;
@@ -917,6 +976,8 @@ struct Measured {
     hourly: Vec<Hourly>,
     /// The page after the warm-up and at the end ([`page`]).
     pages: (String, String),
+    /// The workflow's five calls straight from the bench, in ms.
+    network_share: Vec<f64>,
 }
 
 fn rows(plan: &Plan, m: &Measured) -> Result<Vec<Figure>> {
@@ -986,8 +1047,16 @@ fn rows(plan: &Plan, m: &Measured) -> Result<Vec<Figure>> {
              (the draft's screening comes in its answer; the patient chooses the pharmacy); \
              `save_patient`, `save_draft`, `sign_prescriptions`, `draft_order`, `send_order` \
              invoked through the window's IPC as the screens call them, without the pages a \
-             person reads on the way; requests the app sent for one: {}{}",
+             person reads on the way; the same five calls straight from the bench (the \
+             network's share): {} ms median, {}× the reference; requests the app sent for \
+             one: {}{}",
             MIN_WORKFLOW.join(", "),
+            Summary::of(&m.network_share)
+                .map_or_else(|| "—".into(), |s| crate::report::number(s.median)),
+            match (Summary::of(&m.network_share), Summary::of(&reference)) {
+                (Some(n), Some(r)) if r.median > 0.0 => crate::report::number(n.median / r.median),
+                _ => "—".into(),
+            },
             words(&m.workflow_sent),
             if beyond.is_empty() {
                 " (the least)".to_owned()
