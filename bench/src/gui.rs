@@ -18,7 +18,7 @@ use crate::plan::Plan;
 use crate::report::Figure;
 use crate::startup::{EMPTY_READY, Phases, RXDESK_READY, WebProcessEnv, cold_start, logged_starts};
 use crate::stats::Target;
-use crate::{felt, memory, network};
+use crate::{day, felt, memory, network};
 
 /// The patient kept open while memory is read.
 const PATIENT: (&str, &str) = ("Beatrix", "Benchmark");
@@ -245,6 +245,13 @@ pub async fn figures(plan: &Plan, root: &Path, empty: &EmptyApp) -> Result<Vec<F
 pub async fn felt_figures(plan: &Plan, root: &Path) -> Result<Vec<Figure>> {
     let world = World::start(layout(root)?).await?;
     felt::figures(plan, &world).await
+}
+
+/// A compressed day at the workstation on the clinic link ([`day`]), on a
+/// world of its own.
+pub async fn day_figures(plan: &Plan, root: &Path) -> Result<Vec<Figure>> {
+    let world = World::start(layout(root)?).await?;
+    day::figures(plan, &world).await
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! statistics ([`stats`]) and the report ([`report`]) are pure and tested.
 
 pub mod api;
+pub mod day;
 pub mod empty_app;
 pub mod felt;
 pub mod graphql_floor;

@@ -2,7 +2,7 @@
 //! [--summarize-perf PERF.txt]`: measures
 //! every figure and writes `target/bench/report.md` + `report.json`, then
 //! checks the report's shape (a missing or malformed figure fails the run).
-//! `--only ui,api,tokens,size,app,felt` measures some groups into
+//! `--only ui,api,tokens,size,app,felt,day` measures some groups into
 //! `target/bench/partial/` without the check (while working on one figure).
 //! `--summarize-perf` prints the "where the time goes" line of a profile kept
 //! with `RXDESK_BENCH_PERF_KEEP` (its `perf script` text).
@@ -99,6 +99,13 @@ fn run(quick: bool, only: Option<&[String]>) -> Result<()> {
     if wanted("felt") {
         eprintln!("==> what a prescriber feels, on the clean and a clinic's link");
         figures.extend(runtime.block_on(gui::felt_figures(&plan, &root))?);
+    }
+    if wanted("day") {
+        eprintln!(
+            "==> a compressed day at the workstation, on a clinic's link: {} hours",
+            plan.day.hours()
+        );
+        figures.extend(runtime.block_on(gui::day_figures(&plan, &root))?);
     }
     if wanted("size") || wanted("app") {
         // A prebuilt empty app (while working on the app's figures); its .deb

@@ -87,7 +87,7 @@ pub fn pss_kib(rollup: &str) -> Option<u64> {
 }
 
 /// The line of an `smaps_rollup` starting with `field` (with its colon), in KiB.
-fn rollup_kib(rollup: &str, field: &str) -> Option<u64> {
+pub fn rollup_kib(rollup: &str, field: &str) -> Option<u64> {
     rollup
         .lines()
         .find_map(|l| l.strip_prefix(field))
@@ -129,7 +129,7 @@ pub async fn wait_gone(exe: &Path, timeout: Duration) -> Result<()> {
 }
 
 /// `root` and every process descended from it.
-fn with_descendants(root: u32) -> Vec<u32> {
+pub fn with_descendants(root: u32) -> Vec<u32> {
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
     if let Ok(entries) = std::fs::read_dir("/proc") {
         for pid in entries.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok()) {

@@ -1,9 +1,11 @@
 //! How much a run measures: the full run of the issue (5 runs of everything
 //! but cold start, 9; N = 1, 10, 100 drafts) or `--quick` (one run each, N = 1,
 //! 10 and 20, ~500 API calls: it proves every row is produced, its numbers mean
-//! little).
+//! little). The day's counts are [`Day`]'s (`--only day`).
 
 use std::time::Duration;
+
+pub use crate::day::Day;
 
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -21,6 +23,8 @@ pub struct Plan {
     pub signing: Vec<usize>,
     /// How long the app idles before its memory is read.
     pub idle: Duration,
+    /// The compressed day's work ([`crate::day`]).
+    pub day: Day,
 }
 
 impl Plan {
@@ -33,6 +37,7 @@ impl Plan {
             token_calls: 10_000,
             signing: vec![1, 10, 100],
             idle: Duration::from_secs(10),
+            day: Day::full(),
         }
     }
 
@@ -45,6 +50,7 @@ impl Plan {
             token_calls: 512,
             signing: vec![1, 10, 20],
             idle: Duration::from_secs(3),
+            day: Day::quick(),
         }
     }
 }

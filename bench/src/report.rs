@@ -47,6 +47,13 @@ pub const FIGURES: &[&str] = &[
     "clinic_signing_1",
     "clinic_signing_10",
     "clinic_signing_max",
+    // A compressed day at the workstation on the clinic link (`day.rs`).
+    "day_workflow",
+    "day_memory",
+    "day_anon_memory",
+    "day_threads",
+    "day_descriptors",
+    "day_errors",
     "ui_size",
 ];
 
