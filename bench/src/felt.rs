@@ -95,8 +95,12 @@ struct Runs {
     patient_page: Vec<f64>,
     screening: Vec<f64>,
     search: Vec<f64>,
+    /// Where each search sample's time went.
+    search_parts: Vec<search::Sample>,
     /// Per batch size: the app's times, and the bench's own (the network's share).
     signing: BTreeMap<usize, (Vec<f64>, Vec<f64>)>,
+    /// Per batch size: the app's batches, with when each answer came.
+    batches: BTreeMap<usize, Vec<signing::Batch>>,
     /// Requests the app sent per sample of each figure (clinic link only).
     requests: BTreeMap<String, String>,
     /// The same requests straight from the bench (the network's share).
@@ -170,8 +174,9 @@ async fn on_link(plan: &Plan, world: &World, case: LinkCase) -> Result<Vec<Figur
     app.click("Patients").await?;
     for _ in 0..plan.runs {
         let before = requests(sandbox, counted).await?;
-        runs.search
-            .push(search::keystroke_to_candidates(&app, &searched, &searched).await?);
+        let sample = search::keystroke_to_candidates(&app, &searched, &searched).await?;
+        runs.search.push(sample.ms);
+        runs.search_parts.push(sample);
         note_requests(&mut runs, "search".into(), sandbox, before).await?;
     }
 
@@ -186,7 +191,9 @@ async fn on_link(plan: &Plan, world: &World, case: LinkCase) -> Result<Vec<Figur
             } else {
                 None
             };
-            let took = signing::sign(&app, &drafts).await?;
+            let batch = signing::sign(&app, &drafts).await?;
+            let took = batch.ms;
+            runs.batches.entry(n).or_default().push(batch);
             drop(recording);
             note_requests(&mut runs, format!("signing_{n}"), sandbox, before).await?;
             // The network's share: as many signatures straight from the bench.
@@ -231,6 +238,42 @@ fn share(what: &str, runs: &[f64]) -> String {
             crate::report::number(s.median)
         )
     })
+}
+
+/// "; where it went (medians): …" — the parts of the search samples.
+fn search_parts(samples: &[search::Sample]) -> String {
+    let median = |part: fn(&search::Sample) -> f64| {
+        let values: Vec<f64> = samples.iter().map(part).collect();
+        Summary::of(&values).map_or_else(|| "—".to_owned(), |s| crate::report::number(s.median))
+    };
+    if samples.is_empty() {
+        return String::new();
+    }
+    format!(
+        "; where it went (medians): the last key → the whole text's search sent {} ms, its round trip through the app {} ms, its answer → painted {} ms; searches sent per sample: {}",
+        median(|s| s.sent),
+        median(search::Sample::round_trip),
+        median(search::Sample::paint),
+        median(|s| s.calls as f64),
+    )
+}
+
+/// "; its answers reached the window (medians): …" — when the signatures'
+/// answers came, from the batches' progress events.
+fn answers_by(batches: &[signing::Batch]) -> String {
+    let at = |share: f64| {
+        let times: Vec<f64> = batches
+            .iter()
+            .filter_map(|b| b.answered_by(share))
+            .collect();
+        Summary::of(&times).map(|s| crate::report::number(s.median))
+    };
+    match (at(0.1), at(0.5), at(0.9), at(1.0)) {
+        (Some(p10), Some(p50), Some(p90), Some(all)) => format!(
+            "; its answers reached the window (medians): 10 % by {p10} ms, half by {p50} ms, 90 % by {p90} ms, all by {all} ms"
+        ),
+        _ => String::new(),
+    }
 }
 
 /// The rows of one link.
@@ -285,7 +328,8 @@ fn rows(case: LinkCase, runs: &Runs) -> Result<Vec<Figure>> {
             search_target,
         )?
         .with_note(format!(
-            "the UI searches at once, one request in flight, the latest text's answer shown (ui/src/lib/search.svelte.ts){}{}",
+            "the UI searches each text at once, cancelling the search out for an older text (ui/src/lib/search.svelte.ts){}{}{}",
+            search_parts(&runs.search_parts),
             share("the search for the whole name", &runs.search_share),
             sent("search")
         )),
@@ -345,8 +389,9 @@ fn rows(case: LinkCase, runs: &Runs) -> Result<Vec<Figure>> {
             Target::RatioAtMost(limit),
         )?
         .with_note(format!(
-            "{} in flight; every draft came back signed{rtt_ratio}{}{}",
+            "{} in flight; every draft came back signed{rtt_ratio}{}{}{}",
             rxdesk_client::network::SIGNING_IN_FLIGHT,
+            answers_by(runs.batches.get(&max_n).map_or(&[][..], Vec::as_slice)),
             network_share(max_n, &max.1),
             sent(&format!("signing_{max_n}"))
         )),

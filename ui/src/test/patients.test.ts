@@ -24,10 +24,12 @@ describe('patient search', () => {
     expect(root.querySelector('h2')?.textContent).toBe('Patients');
   });
 
-  it('searches the first letters at once and then only the text in the box, one search at a time', async () => {
+  it('sends each new text at once and cancels the search still out for the older one', async () => {
     const fake = install();
     const answers: Record<string, (v: PatientSummary[]) => void> = {};
-    fake.on('find_patients', ({ query }) => new Promise<PatientSummary[]>((resolve) => (answers[query] = resolve)));
+    fake
+      .on('find_patients', ({ query }) => new Promise<PatientSummary[]>((resolve) => (answers[query] = resolve)))
+      .on('cancel_action', () => true);
     const root = await startApp(fake, MO_SESSION);
     await go({ name: 'patients' });
     const input = byLabel(root, 'Search patients by name');
@@ -35,12 +37,18 @@ describe('patient search', () => {
     type(input, 'Ja');
     type(input, 'Jan');
     await settle();
-    expect(fake.callsOf('find_patients').map((c) => c.args.query)).toEqual(['J']);
 
+    const searches = fake.callsOf('find_patients');
+    expect(searches.map((c) => c.args.query)).toEqual(['J', 'Ja', 'Jan']);
+    expect(fake.callsOf('cancel_action').map((c) => c.args.action)).toEqual(
+      searches.slice(0, 2).map((c) => c.args.action),
+    );
     answers['J']?.([{ id: 'pat_2', name: 'Jack Roe', dateOfBirth: null }]);
     await settle();
-    expect(fake.callsOf('find_patients').map((c) => c.args.query)).toEqual(['J', 'Jan']);
     expect(buttons(root, /Jack Roe/)).toHaveLength(0);
+    answers['Jan']?.([{ id: 'pat_1', name: 'Jane Doe', dateOfBirth: null }]);
+    await settle();
+    expect(buttons(root, /Jane Doe/)).toHaveLength(1);
   });
 
   it('never lets an older answer replace the answer to the text in the box', async () => {

@@ -38,13 +38,19 @@ use crate::transport::Transport;
 
 /// How many signatures [`Network::sign_prescriptions`] keeps in flight by default.
 ///
-/// Chosen by `examples/signing_window.rs` on a clinic's link (60 ± 20 ms round
-/// trip, release build): 100 drafts took 25.9× one signature at 4 in flight,
-/// 6.7× at 16, 4.1× at 32, 3.3× at 64 and 3.8× at 100 — past 64 the network's
-/// own work per signature, not the round trips, is what is left. On a network
-/// that offers HTTP/2 the window is so many streams on the one connection; on
-/// HTTP/1.1, up to so many connections.
-pub const SIGNING_IN_FLIGHT: usize = 64;
+/// Signing N drafts costs about one round trip plus N times the network's own
+/// work per signature when all N are out at once; a window smaller than the
+/// batch adds a round trip per extra wave. At 64, a batch of 100 on a clinic's
+/// link (60 ± 20 ms round trip) came back in two waves — the window's progress
+/// events showed half the answers by 92 ms and the last 10 % from 145 ms, 2.04×
+/// one signature (`rxdesk-bench --only felt`, issue 48) — so the window covers
+/// the batches a prescriber signs at once. 128 is also the stream limit many
+/// HTTP/2 servers advertise: on a network that offers HTTP/2 the window is so
+/// many streams on the one connection; on HTTP/1.1, up to so many connections.
+/// (At the tree before the sandbox wrote on one thread, `examples/signing_window.rs`
+/// found 100 in flight slower than 64: the network's work per signature, not
+/// the round trips, was then what was left.)
+pub const SIGNING_IN_FLIGHT: usize = 128;
 
 /// The Network API as one caller (a signed-in user or a backend) sees it.
 /// Cheap to clone; clones share the HTTP pool and machine tokens.

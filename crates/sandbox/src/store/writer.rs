@@ -40,7 +40,7 @@ use super::cache::{Bump, Cache};
 
 /// The most writes one group's transaction holds: bounds how long a write
 /// waits for the others of its group (a Network API write runs in tens of
-/// microseconds) while still covering the app's batches (64 in flight).
+/// microseconds) while still covering the app's batches (128 in flight).
 pub(super) const GROUP: usize = 128;
 
 /// A closure run alone on the connection; it returns the sending of its
