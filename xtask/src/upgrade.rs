@@ -165,6 +165,7 @@ fn previous_deb(release: &Release) -> Result<PathBuf> {
     let work = root().join("target").join("previous-release");
     let tree = work.join("tree");
     remove_tree(&tree)?;
+    ensure_commit(&release.commit)?;
     let mut add = Command::new("git");
     add.current_dir(root())
         .args(["worktree", "add", "--detach"])
@@ -254,6 +255,34 @@ fn seed_dependencies(from: &Path, to: &Path) -> Result<()> {
 /// one of the workspace's crates (`rxdesk`, `rxdesk-client`, `librxdesk_lib…`).
 fn is_own_crate(file_name: &str) -> bool {
     file_name.starts_with("rxdesk") || file_name.starts_with("librxdesk")
+}
+
+/// Makes sure the clone holds `commit`: a shallow clone (CI systems often
+/// clone with `--depth 1`) fetches it from `origin` first, and a clone that
+/// still lacks it is refused in words rather than by `git worktree add`.
+fn ensure_commit(commit: &str) -> Result<()> {
+    let has = || {
+        Command::new("git")
+            .current_dir(root())
+            .args(["cat-file", "-e", &format!("{commit}^{{commit}}")])
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if has() {
+        return Ok(());
+    }
+    let mut fetch = Command::new("git");
+    fetch
+        .current_dir(root())
+        .args(["fetch", "--quiet", "origin", commit]);
+    // A failed fetch is told by the check below, with what to do.
+    let _ = step("git fetch origin <previous release> (the clone lacks it)", fetch);
+    ensure!(
+        has(),
+        "this clone has no commit {commit} (the previous release, {RELEASE_FILE}): \
+         clone with history (`git clone` without `--depth`) or `git fetch --unshallow`"
+    );
+    Ok(())
 }
 
 /// Removes the worktree at `tree` (and its target dir) if there is one.
