@@ -276,7 +276,10 @@ fn ensure_commit(commit: &str) -> Result<()> {
         .current_dir(root())
         .args(["fetch", "--quiet", "origin", commit]);
     // A failed fetch is told by the check below, with what to do.
-    let _ = step("git fetch origin <previous release> (the clone lacks it)", fetch);
+    let _ = step(
+        "git fetch origin <previous release> (the clone lacks it)",
+        fetch,
+    );
     ensure!(
         has(),
         "this clone has no commit {commit} (the previous release, {RELEASE_FILE}): \
