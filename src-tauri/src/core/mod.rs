@@ -124,6 +124,8 @@ struct Inner {
     /// Why the stored session was not taken up at start, until the UI's first
     /// status says so.
     ended_at_start: Option<SessionEnd>,
+    /// The session's renewal under way (`session.rs`, `renew_locked`).
+    renewal: Option<session::Renewal>,
 }
 
 /// The app's state and logic. Shared as `Arc<AppCore>`.
@@ -204,6 +206,7 @@ impl AppCore {
                 activity: activity::Activity::now(),
                 fresh_login: true,
                 ended_at_start: None,
+                renewal: None,
             }),
         }
     }

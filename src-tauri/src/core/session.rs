@@ -85,6 +85,27 @@ pub(super) fn retry_plan(first: &Session, current: Option<&Session>) -> Retry {
     }
 }
 
+/// A session's renewal under way ([`AppCore::renew_locked`]).
+pub(super) struct Renewal {
+    /// The access token of the session it renews (never logged).
+    from: String,
+    task: tokio::task::JoinHandle<Result<Session, ClientError>>,
+}
+
+impl Renewal {
+    fn start(client: &Client, session: &Session) -> Self {
+        let (client, old) = (client.clone(), session.clone());
+        Self {
+            from: session.access_token().expose().to_owned(),
+            task: tokio::spawn(async move { client.renew(&old).await }),
+        }
+    }
+
+    fn renews(&self, session: &Session) -> bool {
+        self.from == session.access_token().expose()
+    }
+}
+
 fn minutes(limit: Duration) -> u32 {
     u32::try_from(limit.as_secs().div_ceil(60)).unwrap_or(u32::MAX)
 }
@@ -431,11 +452,33 @@ impl AppCore {
         session: &Session,
         id: &str,
     ) -> Result<(Client, Session, String), CommandError> {
-        match client.renew(session).await {
+        // The exchange runs as a task of its own, kept in `inner` while it is
+        // awaited: a caller cancelled meanwhile (a search typed past, a Cancel)
+        // drops only its wait, and the next caller takes the answer up. Dropped
+        // with its caller, a refresh token the network had already rotated was
+        // lost, and the session with it.
+        let renewal = match inner.renewal.take() {
+            Some(under_way) if under_way.renews(session) => under_way,
+            // None, or one of a session since replaced: its answer is not this one's.
+            _ => Renewal::start(client, session),
+        };
+        let joined = (&mut inner.renewal.insert(renewal).task).await;
+        inner.renewal = None;
+        // The task ends by itself (it is never aborted); a panic in it is the
+        // one way to get here.
+        let renewed = joined.unwrap_or_else(|e| {
+            Err(ClientError::Protocol {
+                message: format!("the session's renewal stopped: {e}"),
+            })
+        });
+        match renewed {
             Ok(fresh) => {
                 tracing::info!("session renewed");
-                self.save_session(inner, id, &fresh).await;
+                // Held before the keyring is written: a caller cancelled during
+                // that write loses nothing (the write itself runs on a blocking
+                // thread that finishes either way).
                 inner.session = Some(fresh.clone());
+                self.save_session(inner, id, &fresh).await;
                 self.notifier
                     .session(self.session_event(Some(session_info(id, &fresh)), None));
                 Ok((client.clone(), fresh, id.to_owned()))
