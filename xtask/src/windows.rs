@@ -62,7 +62,8 @@ usage: cargo xtask windows <check|test|installer>
   check      clippy -D warnings of rxdesk-client, rxdesk-sandbox and the app
              (all targets) for x86_64-pc-windows-gnu
   test       the client's and the sandbox's tests, built for Windows and run
-             under Wine (private prefix target/windows/wine)
+             under Wine (private prefix target/windows/wine, where the tests
+             that write to the Credential Manager and ProgramData run too)
   installer  the production app (installer profile) and
              target/installers/windows/Rx Desk_<version>_x64-setup.exe,
              made offline by makensis from src-tauri/windows/installer.nsi
@@ -129,8 +130,18 @@ fn windows_cargo(subcommand: &str) -> Command {
         .env_remove("RUSTUP_HOME")
         .env_remove("RUSTDOC")
         .env_remove("RUSTC_WRAPPER")
-        .env_remove("CARGO_TARGET_DIR")
-        .arg(subcommand)
+        .env_remove("CARGO_TARGET_DIR");
+    // What cargo sets for this xtask itself (`CARGO_MANIFEST_DIR`,
+    // `CARGO_PKG_NAME`…): build scripts that watch those names (ring's, through
+    // `rerun-if-env-changed`) would run again, and everything above them be
+    // rebuilt, whenever a Windows build is started from here after one started
+    // by hand, or the other way round.
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(xtask_own_variable) {
+            cmd.env_remove(name);
+        }
+    }
+    cmd.arg(subcommand)
         .args([
             "--locked",
             "-Zbuild-std=std,panic_abort",
@@ -140,6 +151,20 @@ fn windows_cargo(subcommand: &str) -> Command {
         .arg("--target-dir")
         .arg(target_dir());
     cmd
+}
+
+/// A variable cargo sets for the program it runs (here, this xtask).
+fn xtask_own_variable(name: &str) -> bool {
+    name.starts_with("CARGO_PKG_")
+        || matches!(
+            name,
+            "CARGO_MANIFEST_DIR"
+                | "CARGO_MANIFEST_PATH"
+                | "CARGO_MANIFEST_LINKS"
+                | "CARGO_CRATE_NAME"
+                | "CARGO_BIN_NAME"
+                | "CARGO_PRIMARY_PACKAGE"
+        )
 }
 
 fn packages() -> Result<()> {
@@ -175,8 +200,15 @@ pub fn test() -> Result<()> {
     for krate in TESTED {
         tests.args(["-p", krate]);
     }
+    // Every binary runs, so one run tells every Windows failure.
+    tests.arg("--no-fail-fast");
     tests
         .env("CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER", WINE)
+        // The prefix is private to this build: the tests that write to the
+        // Credential Manager and to ProgramData (`crates/client/tests/windows_app.rs`)
+        // may do so here, never on a developer's Windows by default.
+        .env("RXDESK_REAL_KEYRING", "1")
+        .env("RXDESK_WINE", "1")
         .env("WINEPREFIX", &prefix)
         .env("WINEDEBUG", "-all")
         .env("WINEDLLOVERRIDES", WINE_OVERRIDES);
@@ -262,6 +294,16 @@ pub fn setup_name(product: &Product) -> String {
     format!("{}_{}_x64-setup.exe", product.name, product.version)
 }
 
+/// The production app's profile and features: what the release workflow's
+/// Windows job passes to cargo (after `--` in `tauri build`'s arguments).
+const PRODUCTION_BUILD: &[&str] = &[
+    "--profile",
+    crate::bundle::PROFILE,
+    "--no-default-features",
+    "--features",
+    "custom-protocol",
+];
+
 /// `cargo xtask windows installer`: the UI, the production app for Windows
 /// (installer profile, no built-in sandbox), `WebView2Loader.dll` beside it,
 /// and the setup program from `src-tauri/windows/installer.nsi`.
@@ -277,17 +319,9 @@ pub fn installer() -> Result<PathBuf> {
     step("ui: build", npm(&["run", "build"]))?;
 
     let mut build = windows_cargo("build");
-    build.args([
-        "-p",
-        "rxdesk",
-        "--bin",
-        "rxdesk",
-        "--profile",
-        crate::bundle::PROFILE,
-        "--no-default-features",
-        "--features",
-        "custom-protocol",
-    ]);
+    build
+        .args(["-p", "rxdesk", "--bin", "rxdesk"])
+        .args(PRODUCTION_BUILD);
     step("Windows: the production app (installer profile)", build)?;
     let out = target_dir().join(TARGET).join(crate::bundle::PROFILE);
     let exe = out.join("rxdesk.exe");
@@ -382,6 +416,60 @@ mod tests {
     fn a_config_without_a_version_or_with_nsis_syntax_in_it_is_refused() {
         assert!(product(r#"{"productName":"A","identifier":"b"}"#).is_err());
         assert!(product(r#"{"productName":"A$B","identifier":"b","version":"1"}"#).is_err());
+    }
+
+    fn read(relative: &str) -> String {
+        std::fs::read_to_string(root().join(relative)).expect("a file of the repository")
+    }
+
+    #[test]
+    fn the_setup_exe_is_built_and_behaves_as_the_release_workflows_windows_installer() {
+        let release = read(".github/workflows/release.yml");
+        let tauri: serde_json::Value =
+            serde_json::from_str(&read("src-tauri/tauri.conf.json")).expect("JSON");
+        let windows: serde_json::Value =
+            serde_json::from_str(&read("src-tauri/tauri.windows.conf.json")).expect("JSON");
+        let nsis = read("src-tauri/windows/installer.nsi");
+
+        // The same cargo profile and features.
+        let build = format!("-- {}", PRODUCTION_BUILD.join(" "));
+        assert!(release.contains(&build), "release.yml passes no {build:?}");
+        // Per user, no administrator, as `installMode: currentUser`.
+        assert_eq!(
+            windows["bundle"]["windows"]["nsis"]["installMode"],
+            "currentUser"
+        );
+        assert!(nsis.contains("RequestExecutionLevel user"));
+        assert!(nsis.contains(r#"InstallDir "$LOCALAPPDATA\${PRODUCT_NAME}""#));
+        // WebView2 through Microsoft's bootstrapper, silently.
+        assert_eq!(
+            windows["bundle"]["windows"]["webviewInstallMode"],
+            serde_json::json!({ "type": "downloadBootstrapper", "silent": true })
+        );
+        assert!(nsis.contains(r#"ExecWait '"$1" /silent /install' $0"#));
+        // The link scheme the deep-link plugin registers.
+        assert_eq!(
+            tauri["plugins"]["deep-link"]["desktop"]["schemes"],
+            serde_json::json!(["rxdesk"])
+        );
+        assert!(nsis.contains(r#"!define SCHEME "rxdesk""#));
+    }
+
+    #[test]
+    fn what_cargo_set_for_the_xtask_is_not_passed_to_the_windows_build() {
+        // `cargo test` sets them for this test as `cargo run` does for the xtask.
+        assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+
+        let cargo = windows_cargo("test");
+
+        let removed: Vec<&std::ffi::OsStr> = cargo
+            .get_envs()
+            .filter_map(|(name, value)| value.is_none().then_some(name))
+            .collect();
+        for name in ["CARGO_MANIFEST_DIR", "CARGO_PKG_NAME", "CARGO_PKG_VERSION"] {
+            assert!(removed.contains(&std::ffi::OsStr::new(name)), "{name}");
+        }
+        assert!(!xtask_own_variable("CARGO_HOME"));
     }
 
     #[test]

@@ -7,6 +7,7 @@ use crate::support;
 
 use std::time::Duration;
 
+use rxdesk_client::retry::{CallKind, RetryPolicy};
 use rxdesk_client::{ClientError, Environment, EnvironmentError};
 use rxdesk_sandbox::Config;
 use support::*;
@@ -38,7 +39,14 @@ async fn the_token_request_is_the_contracts_json_body() {
 async fn two_hundred_concurrent_calls_cause_one_token_request() {
     let sandbox = sandbox().await;
     let proxy = Proxy::start(sandbox.url()).await;
-    let api = machine_network(&proxy.client(), maple_backend());
+    // Every ping gets the time 200 at once may take on a slow machine (a debug
+    // build under Wine, on a loaded machine, took longer than a read's 10 s
+    // attempt): a ping retried after its attempt's timeout is a second
+    // `/graphql` request, and the counts below are about the token only.
+    let patient = RetryPolicy::default()
+        .with_attempt_timeout(CallKind::Read, Duration::from_secs(120))
+        .with_deadline(CallKind::Read, Duration::from_secs(120));
+    let api = machine_network(&proxy.client().with_retry_policy(patient), maple_backend());
 
     let mut calls = tokio::task::JoinSet::new();
     for _ in 0..200 {

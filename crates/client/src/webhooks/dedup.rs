@@ -74,7 +74,8 @@ impl Deduplicator {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(e),
         }
-        let file = rewrite(&path, &memory.order)?;
+        let (temporary, file) = write_beside(&path, &memory.order)?;
+        std::fs::rename(&temporary, &path)?;
         memory.journal = Some(Journal {
             path,
             file,
@@ -140,11 +141,8 @@ impl Deduplicator {
         if journal.lines < self.capacity.saturating_mul(2) {
             return;
         }
-        match rewrite(&journal.path, &self.order) {
-            Ok(file) => {
-                journal.file = file;
-                journal.lines = self.order.len();
-            }
+        match rewrite(&journal.path, &self.order, &mut journal.file) {
+            Ok(()) => journal.lines = self.order.len(),
             Err(e) => {
                 tracing::warn!(path = %journal.path.display(), error = %e, "the seen webhook ids could not be compacted");
             }
@@ -161,24 +159,37 @@ impl Journal {
     }
 }
 
-/// Writes `ids` to a temporary file beside `path`, syncs it, renames it over
-/// `path`, and opens the result for appending.
-fn rewrite(path: &Path, ids: &VecDeque<String>) -> std::io::Result<File> {
+/// Writes `ids` to a temporary file beside `path` and syncs it: its path, and
+/// the file, open for writing at its end (after a rename, `path`'s handle).
+fn write_beside(path: &Path, ids: &VecDeque<String>) -> std::io::Result<(PathBuf, File)> {
     let mut name = path.file_name().unwrap_or_default().to_owned();
     name.push(".tmp");
     let temporary = path.with_file_name(name);
-    {
-        let mut file = File::create(&temporary)?;
-        let mut text = String::with_capacity(ids.iter().map(|id| id.len() + 1).sum());
-        for id in ids {
-            text.push_str(id);
-            text.push('\n');
-        }
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
+    let mut file = File::create(&temporary)?;
+    let mut text = String::with_capacity(ids.iter().map(|id| id.len() + 1).sum());
+    for id in ids {
+        text.push_str(id);
+        text.push('\n');
     }
-    std::fs::rename(&temporary, path)?;
-    OpenOptions::new().append(true).open(path)
+    file.write_all(text.as_bytes())?;
+    file.sync_all()?;
+    Ok((temporary, file))
+}
+
+/// Replaces the file at `path`, open as `current`, with one holding only `ids`;
+/// `current` becomes the new file's handle. The old handle is closed before the
+/// rename, not after: Windows replaces no file that is open where the rename
+/// has no POSIX semantics (Wine, FAT and network drives). A failed rename goes
+/// back to appending to the old file, which still holds every id.
+fn rewrite(path: &Path, ids: &VecDeque<String>, current: &mut File) -> std::io::Result<()> {
+    let (temporary, file) = write_beside(path, ids)?;
+    drop(std::mem::replace(current, file));
+    if let Err(e) = std::fs::rename(&temporary, path) {
+        *current = OpenOptions::new().append(true).open(path)?;
+        let _ = std::fs::remove_file(&temporary);
+        return Err(e);
+    }
+    Ok(())
 }
 
 impl Default for Deduplicator {
