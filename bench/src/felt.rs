@@ -417,9 +417,7 @@ async fn open_by_id(app: &Desktop, patient_id: &str, full_name: &str) -> Result<
 async fn fill_draft(app: &Desktop) -> Result<Element> {
     app.click("Draft prescription").await?;
     app.fill("Drug", "azithromycin").await?;
-    let first = app.button_in("Drugs found").await?;
-    let drug = first.text().await?.trim().to_owned();
-    first.click().await?;
+    let drug = app.choose_first_in("Drugs found").await?;
     app.wait_for_text(&format!("Chosen: {drug}")).await?;
     app.fill("Instructions", "Take 2 tablets on day 1, then 1 daily")
         .await?;

@@ -44,9 +44,7 @@ pub const SORE_THROAT_AGAIN: Whole<'static> = Whole {
 /// Returns the option's words.
 pub async fn add_diagnosis(app: &Desktop, query: &str) -> Result<String> {
     app.fill("Diagnosis", query).await?;
-    let first = app.button_in("Diagnoses found").await?;
-    let words = first.text().await?.trim().to_owned();
-    first.click().await?;
+    let words = app.choose_first_in("Diagnoses found").await?;
     let chosen = app
         .all("//*[@aria-label='Diagnoses to add']")
         .await?

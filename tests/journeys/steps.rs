@@ -153,9 +153,7 @@ pub async fn change_draft_via_backend(
 pub async fn start_prescription(app: &Desktop, drug: &str) -> Result<String> {
     app.click("Draft prescription").await?;
     app.fill("Drug", drug).await?;
-    let first = app.button_in("Drugs found").await?;
-    let name = first.text().await?.trim().to_owned();
-    first.click().await?;
+    let name = app.choose_first_in("Drugs found").await?;
     app.wait_for_text(&format!("Chosen: {name}")).await?;
     Ok(name)
 }

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use fantoccini::elements::Element;
+use fantoccini::error::CmdError;
 use fantoccini::{Client, ClientBuilder, Locator};
 
 use crate::browser::xpath_literal;
@@ -357,19 +358,30 @@ impl Desktop {
             .await
     }
 
-    /// The first displayed button inside the element labelled `container`
-    /// (`aria-label`), e.g. a list of search results.
-    pub async fn button_in(&self, container: &str) -> Result<Element> {
-        let xpath = format!("//*[@aria-label={}]//button", xpath_literal(container));
-        self.displayed(&xpath, &format!("a button in {container:?}"))
-            .await
+    /// Chooses the first option of the list labelled `container`
+    /// (`aria-label`), e.g. the drugs a look-up found, once the list answers
+    /// the text typed last (it is not `aria-busy`, which it is while the
+    /// answer to a newer text is still out and the options shown are about
+    /// to be replaced). Answers the option's words.
+    pub async fn choose_first_in(&self, container: &str) -> Result<String> {
+        let xpath = format!(
+            "//*[@aria-label={}][not(@aria-busy='true')]//button[not(@disabled)]",
+            xpath_literal(container)
+        );
+        let (xpath, what) = (&xpath, &format!("an option in {container:?}"));
+        afresh(|| async move {
+            let first = self.displayed(xpath, what).await?;
+            let words = first.text().await?.trim().to_owned();
+            first.click().await?;
+            Ok(words)
+        })
+        .await
+        .with_context(|| format!("choosing the first option in {container:?}"))
     }
 
     /// Clicks the button [`Desktop::button`] finds.
     pub async fn click(&self, text: &str) -> Result<()> {
-        self.button(text)
-            .await?
-            .click()
+        afresh(|| async move { Ok(self.button(text).await?.click().await?) })
             .await
             .with_context(|| format!("clicking {text:?}"))
     }
@@ -390,6 +402,11 @@ impl Desktop {
 
     /// Replaces what field `label` holds with `value`.
     pub async fn fill(&self, label: &str, value: &str) -> Result<()> {
+        afresh(|| self.fill_once(label, value)).await
+    }
+
+    /// [`Desktop::fill`] on the field as found now.
+    async fn fill_once(&self, label: &str, value: &str) -> Result<()> {
         let field = self.field(label).await?;
         if field.tag_name().await?.eq_ignore_ascii_case("select") {
             return field
@@ -424,23 +441,28 @@ impl Desktop {
         let xpath = format!(
             "//input[@type='checkbox'][@id=//label[normalize-space()={literal}]/@for or @aria-label={literal}]"
         );
-        let checkbox = self
-            .displayed(&xpath, &format!("a checkbox {label:?}"))
-            .await?;
-        if !checkbox.is_selected().await? {
-            checkbox.click().await?;
-        }
-        Ok(())
+        let (xpath, what) = (&xpath, &format!("a checkbox {label:?}"));
+        afresh(|| async move {
+            let checkbox = self.displayed(xpath, what).await?;
+            if !checkbox.is_selected().await? {
+                checkbox.click().await?;
+            }
+            Ok(())
+        })
+        .await
     }
 
     /// What field `label` holds now.
     pub async fn value_of(&self, label: &str) -> Result<String> {
-        Ok(self
-            .field(label)
-            .await?
-            .prop("value")
-            .await?
-            .unwrap_or_default())
+        afresh(|| async move {
+            Ok(self
+                .field(label)
+                .await?
+                .prop("value")
+                .await?
+                .unwrap_or_default())
+        })
+        .await
     }
 
     /// Whether some displayed element matches `xpath` right now.
@@ -534,6 +556,47 @@ impl Desktop {
     }
 }
 
+/// How many times [`afresh`] finds an element again after the page replaced
+/// it.
+const FRESH_TRIES: u32 = 5;
+
+/// Runs `attempt` (find an element, then act on it) again when the page
+/// replaced the element between the finding and the acting: a list drawn
+/// again for a newer answer, a form drawn again when its record came back.
+/// A user acts on what is on the screen at the time; so does this. Any other
+/// error, or the same after [`FRESH_TRIES`] tries, is the answer.
+async fn afresh<T, F, Fut>(mut attempt: F) -> Result<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T>>,
+{
+    let mut tries = 1;
+    loop {
+        match attempt().await {
+            Err(e) if tries < FRESH_TRIES && replaced(&e) => tries += 1,
+            outcome => return outcome,
+        }
+    }
+}
+
+/// Whether `error` says the element acted on is no longer in the page: the
+/// standard "stale element reference" (or "no such element"), or WebKit's
+/// own words for it ("Node with identifier … was not found"), which its
+/// driver sends as an unknown error.
+fn replaced(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause.downcast_ref::<CmdError>().is_some_and(|e| match e {
+            CmdError::Standard(w) => {
+                e.is_stale_element_reference()
+                    || e.is_no_such_element()
+                    || (w.message.starts_with("Node with identifier")
+                        && w.message.ends_with("was not found"))
+            }
+            _ => false,
+        })
+    })
+}
+
 /// axe-core's script, read once from the UI's dependencies.
 fn axe_source() -> Result<&'static str> {
     static AXE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
@@ -588,5 +651,75 @@ impl Desktop {
     /// The screenshot numbering, to continue it after a relaunch.
     pub fn shots(&self) -> &Shots {
         &self.shots
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use fantoccini::error::{ErrorStatus, WebDriver};
+
+    use super::*;
+
+    fn webdriver(status: ErrorStatus, message: &'static str) -> anyhow::Error {
+        anyhow::Error::from(CmdError::Standard(WebDriver::new(status, message)))
+            .context("clicking \"Open\"")
+    }
+
+    #[test]
+    fn a_stale_element_is_a_replaced_one() {
+        let error = webdriver(ErrorStatus::StaleElementReference, "stale");
+
+        assert!(replaced(&error));
+    }
+
+    #[test]
+    fn webkits_node_not_found_is_a_replaced_element() {
+        let error = webdriver(
+            ErrorStatus::UnknownError,
+            "Node with identifier 'node-CFE76CE0-B98F-48DE-BBEF-CB7D191A319C' was not found",
+        );
+
+        assert!(replaced(&error));
+    }
+
+    #[test]
+    fn an_element_that_takes_no_click_is_not_a_replaced_one() {
+        let error = webdriver(ErrorStatus::ElementNotInteractable, "not interactable");
+
+        assert!(!replaced(&error));
+    }
+
+    #[tokio::test]
+    async fn an_act_on_a_replaced_element_is_tried_again_on_the_element_found_afresh() {
+        let mut tries = 0;
+
+        let outcome = afresh(|| {
+            tries += 1;
+            let now = tries;
+            async move {
+                if now < 3 {
+                    Err(webdriver(ErrorStatus::StaleElementReference, "stale"))
+                } else {
+                    Ok(now)
+                }
+            }
+        })
+        .await;
+
+        assert_eq!(outcome.ok(), Some(3));
+    }
+
+    #[tokio::test]
+    async fn any_other_error_is_answered_at_once() {
+        let mut tries = 0;
+
+        let outcome: Result<()> = afresh(|| {
+            tries += 1;
+            async { Err(webdriver(ErrorStatus::ElementNotInteractable, "no")) }
+        })
+        .await;
+
+        assert!(outcome.is_err());
+        assert_eq!(tries, 1);
     }
 }

@@ -44,6 +44,32 @@ describe('a draft prescription', () => {
     expect(root.querySelector('[data-testid="screening"]')?.textContent).toContain('Screening: READY');
   });
 
+  it('marks the drugs shown busy while the answer to a newer text is still out', async () => {
+    const fake = install();
+    const answers: Record<string, (v: ChoiceView[]) => void> = {};
+    fake
+      .on('get_patient', () => patient())
+      .on('look_up_drug', ({ query }) => new Promise<ChoiceView[]>((resolve) => (answers[query] = resolve)))
+      .on('cancel_action', () => true);
+    const root = await startApp(fake, ADA_SESSION);
+    await go({ name: 'prescription', patientId: 'pat_1', id: null, key: 'rx-busy' });
+    type(byLabel(root, 'Drug'), 'amox');
+    await settle();
+    answers['amox']?.([option('Amoxicillin 500 mg capsule', 'drug_amox')]);
+    await settle();
+    const list = () => root.querySelector('[aria-label="Drugs found"]');
+    expect(list()?.getAttribute('aria-busy')).toBeNull();
+
+    type(byLabel(root, 'Drug'), 'amoxi');
+    await settle();
+    expect(list()?.getAttribute('aria-busy')).toBe('true');
+
+    answers['amoxi']?.([option('Amoxicillin 250 mg capsule', 'drug_amox_250')]);
+    await settle();
+    expect(list()?.getAttribute('aria-busy')).toBeNull();
+    expect(list()?.textContent).toContain('Amoxicillin 250 mg capsule');
+  });
+
   it('sends the diagnoses chosen from the look-up, the note to the pharmacy and dispense-as-written with a new draft', async () => {
     const fake = install();
     fake
