@@ -503,6 +503,45 @@ fn a_search_cancelled_while_its_session_is_renewed_leaves_the_renewed_session_to
 }
 
 #[test]
+fn a_search_cancelled_while_the_stored_session_is_renewed_at_start_leaves_the_renewed_session_to_the_next_call()
+ {
+    let sandbox = sandbox();
+    let keyring = mock_keyring();
+    {
+        let app = TestApp::start(Options::new(&sandbox, &keyring));
+        app.sign_in_as(MO);
+    }
+    // The stored access token has expired: the app renews it as it restores
+    // the session, on the first call.
+    let mut stored: Value = stored_session(&keyring).unwrap();
+    stored["exp"] = serde_json::json!(1);
+    store_session(&keyring, ENV_ID, &stored);
+    let app = TestApp::start(Options::new(&sandbox, &keyring));
+    // The token endpoint rotates the refresh token 300 ms after the request
+    // and answers 300 ms later: the search is cancelled in between.
+    slow(&sandbox, Operation::Token, 600);
+
+    let search = call_in_thread(
+        &app,
+        args::find_patients {
+            action: Some(ActionId("search-1".into())),
+            query: "Delgado".into(),
+        },
+    );
+    thread::sleep(Duration::from_millis(450));
+    let stopped = cancel_once_running(&app, "search-1");
+    let cancelled = search.join().unwrap();
+    clear_link(&sandbox);
+    let next: Vec<rxdesk_lib::ipc::PatientSummary> = app.invoke_ok(args::find_patients {
+        action: None,
+        query: "Delgado".into(),
+    });
+
+    assert!(stopped && matches!(cancelled, Err(CommandError::Cancelled { .. })));
+    assert_eq!(next.len(), 1, "the next search runs on the renewed session");
+}
+
+#[test]
 fn a_change_under_way_is_not_cancelled_and_runs_to_its_end() {
     let sandbox = sandbox();
     let app = TestApp::start(Options::new(&sandbox, &mock_keyring()));

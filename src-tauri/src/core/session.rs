@@ -173,9 +173,14 @@ impl AppCore {
 
     pub(super) async fn ensure_restored(&self, inner: &mut Inner) {
         if !inner.restored {
-            inner.restored = true;
             let started = std::time::Instant::now();
+            // Marked done only once it is: a caller cancelled part-way (a
+            // search typed past before the keyring answered) leaves the rest
+            // to the next caller, which looks again. Each step before the
+            // session is held is safe to repeat; `restore` marks it done
+            // itself once the session is held.
             self.restore(inner).await;
+            inner.restored = true;
             // A start-up phase (the bench's cold-start note reads it).
             tracing::info!(
                 restore_ms = started.elapsed().as_millis(),
@@ -297,30 +302,31 @@ impl AppCore {
         if moved {
             self.save_session(inner, &id, &session).await;
         }
+        // Held before any renewal: a caller cancelled while the network
+        // renews it leaves the session, and the renewal under way
+        // (`renew_locked` keeps it in `inner`), to the next caller. Renewed in
+        // place and dropped with its caller, a refresh token the network had
+        // already rotated was lost, and the session with it.
+        inner.session = Some(session.clone());
+        inner.restored = true;
         if !session.expires_within(RENEW_MARGIN) {
             tracing::info!("session restored from the store");
-            inner.session = Some(session);
             return;
         }
-        let renewed = match client {
-            Some(client) => client.renew(&session).await.map_err(CommandError::from),
-            None => Err(CommandError::app("no client")),
+        let Some(client) = client else {
+            // No client for its environment now: the next call tries again.
+            tracing::warn!("stored session not renewed now: no client");
+            return;
         };
-        match renewed {
-            Ok(fresh) => {
-                tracing::info!("stored session renewed");
-                self.save_session(inner, &id, &fresh).await;
-                inner.session = Some(fresh);
-            }
+        match self.renew_locked(inner, &client, &session, &id).await {
+            Ok(_) => tracing::info!("stored session renewed"),
             Err(CommandError::SignedOut { .. }) => {
+                // `renew_locked` dropped it; the sign-in screen says why.
                 tracing::info!("stored session could not be renewed; sign in again");
-                self.forget_session().await.ok();
+                inner.ended_at_start = Some(SessionEnd::Expired);
             }
-            Err(e) => {
-                // Network trouble: keep it; the next call tries again.
-                tracing::warn!(error = %e, "stored session not renewed now");
-                inner.session = Some(session);
-            }
+            // Network trouble: kept; the next call tries again.
+            Err(e) => tracing::warn!(error = %e, "stored session not renewed now"),
         }
     }
 
