@@ -79,10 +79,41 @@ fn root() -> PathBuf {
         .map_or_else(|| manifest.to_path_buf(), Path::to_path_buf)
 }
 
+/// Cargo as this xtask's steps run it: in the workspace root, without the
+/// variables cargo set for the xtask itself ([`without_xtask_variables`]).
 fn cargo() -> Command {
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     cmd.current_dir(root());
+    without_xtask_variables(&mut cmd);
     cmd
+}
+
+/// Drops from `cmd`'s environment what cargo set for this xtask itself
+/// (`CARGO_MANIFEST_DIR`, `CARGO_PKG_NAME`…). Build scripts that watch those
+/// names (ring's, through `rerun-if-env-changed`) otherwise run again, and
+/// everything above them is rebuilt (ring, rustls, reqwest, the client, the
+/// app), whenever a build started from here follows one started by hand
+/// (`cargo test -p …`), or the other way round.
+fn without_xtask_variables(cmd: &mut Command) {
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(xtask_own_variable) {
+            cmd.env_remove(name);
+        }
+    }
+}
+
+/// A variable cargo sets for the program it runs (here, this xtask).
+fn xtask_own_variable(name: &str) -> bool {
+    name.starts_with("CARGO_PKG_")
+        || matches!(
+            name,
+            "CARGO_MANIFEST_DIR"
+                | "CARGO_MANIFEST_PATH"
+                | "CARGO_MANIFEST_LINKS"
+                | "CARGO_CRATE_NAME"
+                | "CARGO_BIN_NAME"
+                | "CARGO_PRIMARY_PACKAGE"
+        )
 }
 
 /// Runs `cmd`, echoing it first, and fails with its name when it fails.
@@ -420,7 +451,23 @@ fn test() -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::free_gib;
+    use super::{cargo, free_gib};
+
+    #[test]
+    fn cargo_run_from_the_xtask_leaves_out_the_variables_cargo_set_for_the_xtask() {
+        // `cargo test` sets them for this test as `cargo run` does for the xtask.
+        assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+
+        let cargo = cargo();
+
+        let removed: Vec<&std::ffi::OsStr> = cargo
+            .get_envs()
+            .filter_map(|(name, value)| value.is_none().then_some(name))
+            .collect();
+        for name in ["CARGO_MANIFEST_DIR", "CARGO_PKG_NAME", "CARGO_PKG_VERSION"] {
+            assert!(removed.contains(&std::ffi::OsStr::new(name)), "{name}");
+        }
+    }
 
     #[test]
     fn free_room_is_read_from_the_available_column_of_df() {

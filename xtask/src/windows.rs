@@ -131,16 +131,7 @@ fn windows_cargo(subcommand: &str) -> Command {
         .env_remove("RUSTDOC")
         .env_remove("RUSTC_WRAPPER")
         .env_remove("CARGO_TARGET_DIR");
-    // What cargo sets for this xtask itself (`CARGO_MANIFEST_DIR`,
-    // `CARGO_PKG_NAME`…): build scripts that watch those names (ring's, through
-    // `rerun-if-env-changed`) would run again, and everything above them be
-    // rebuilt, whenever a Windows build is started from here after one started
-    // by hand, or the other way round.
-    for (name, _) in std::env::vars_os() {
-        if name.to_str().is_some_and(xtask_own_variable) {
-            cmd.env_remove(name);
-        }
-    }
+    crate::without_xtask_variables(&mut cmd);
     cmd.arg(subcommand)
         .args([
             "--locked",
@@ -151,20 +142,6 @@ fn windows_cargo(subcommand: &str) -> Command {
         .arg("--target-dir")
         .arg(target_dir());
     cmd
-}
-
-/// A variable cargo sets for the program it runs (here, this xtask).
-fn xtask_own_variable(name: &str) -> bool {
-    name.starts_with("CARGO_PKG_")
-        || matches!(
-            name,
-            "CARGO_MANIFEST_DIR"
-                | "CARGO_MANIFEST_PATH"
-                | "CARGO_MANIFEST_LINKS"
-                | "CARGO_CRATE_NAME"
-                | "CARGO_BIN_NAME"
-                | "CARGO_PRIMARY_PACKAGE"
-        )
 }
 
 fn packages() -> Result<()> {
@@ -469,7 +446,7 @@ mod tests {
         for name in ["CARGO_MANIFEST_DIR", "CARGO_PKG_NAME", "CARGO_PKG_VERSION"] {
             assert!(removed.contains(&std::ffi::OsStr::new(name)), "{name}");
         }
-        assert!(!xtask_own_variable("CARGO_HOME"));
+        assert!(!crate::xtask_own_variable("CARGO_HOME"));
     }
 
     #[test]
