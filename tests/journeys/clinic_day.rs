@@ -50,9 +50,7 @@ pub async fn add_patient_with_address(
     app.fill("Postal code", "02110").await?;
     // The form starts with the US as the country: erased key by key, as a
     // user would (WebDriver's clear fires no input event).
-    app.field("Country")
-        .await?
-        .send_keys("\u{E010}\u{E003}\u{E003}\u{E003}")
+    app.press("Country", "\u{E010}\u{E003}\u{E003}\u{E003}")
         .await?;
     if !app.value_of("Country").await?.is_empty() {
         bail!("the country was not erased");
@@ -101,13 +99,11 @@ pub async fn add_insurance(app: &mut Desktop, bin: &str, member_id: &str) -> Res
 /// The insurance form's submit button (the section's own opener reads the same
 /// until the form opens).
 async fn submit_card(app: &Desktop) -> Result<()> {
-    let submit = app
-        .all("//form[@aria-labelledby='insurance-form-title']//button[@type='submit']")
-        .await?;
-    match submit.into_iter().next() {
-        Some(button) => Ok(button.click().await?),
-        None => bail!("no insurance form open"),
-    }
+    app.click_at(
+        "//form[@aria-labelledby='insurance-form-title']//button[@type='submit']",
+        "the insurance form's submit button",
+    )
+    .await
 }
 
 /// On the patient's page: the orders' pharmacy search for the preferred

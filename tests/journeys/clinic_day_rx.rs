@@ -8,7 +8,7 @@
 //! Each step is a function of its own over an open app, so the whole "clinic's
 //! day" journey can compose them with the patient page's steps.
 
-use anyhow::{Context, Result, ensure};
+use anyhow::{Result, ensure};
 use rxdesk_e2e::desktop::Desktop;
 
 use crate::steps::start_prescription;
@@ -45,16 +45,12 @@ pub const SORE_THROAT_AGAIN: Whole<'static> = Whole {
 pub async fn add_diagnosis(app: &Desktop, query: &str) -> Result<String> {
     app.fill("Diagnosis", query).await?;
     let words = app.choose_first_in("Diagnoses found").await?;
-    let chosen = app
-        .all("//*[@aria-label='Diagnoses to add']")
-        .await?
-        .into_iter()
-        .next()
-        .context("no list of diagnoses to add")?;
-    ensure!(
-        chosen.text().await?.contains(&words),
-        "{words:?} is not among the diagnoses to add"
-    );
+    app.wait_for_text_at(
+        "//*[@aria-label='Diagnoses to add']",
+        "the diagnoses to add",
+        &words,
+    )
+    .await?;
     Ok(words)
 }
 

@@ -400,6 +400,40 @@ impl Desktop {
             .await
     }
 
+    /// Clicks the first displayed element matching `xpath` (`what` names it
+    /// in errors), waiting for one: for a button no visible text tells apart.
+    pub async fn click_at(&self, xpath: &str, what: &str) -> Result<()> {
+        afresh(|| async move { Ok(self.displayed(xpath, what).await?.click().await?) })
+            .await
+            .with_context(|| format!("clicking {what}"))
+    }
+
+    /// Waits until the first displayed element matching `xpath` shows `text`
+    /// (`what` names it in errors).
+    pub async fn wait_for_text_at(&self, xpath: &str, what: &str, text: &str) -> Result<()> {
+        let client = self.client()?;
+        let outcome = wait_for(&format!("{what} to show {text:?}"), UI_TIMEOUT, || async {
+            for element in client.find_all(Locator::XPath(xpath)).await? {
+                if element.is_displayed().await.unwrap_or(false) {
+                    // Replaced meanwhile: looked at again on the next turn.
+                    let shown = element.text().await.unwrap_or_default();
+                    return Ok(shown.contains(text).then_some(()));
+                }
+            }
+            Ok(None)
+        })
+        .await;
+        self.or_failure_shot(outcome).await
+    }
+
+    /// Sends `keys` (WebDriver key codes included) to field `label` as they
+    /// are, after what it holds.
+    pub async fn press(&self, label: &str, keys: &str) -> Result<()> {
+        afresh(|| async move { Ok(self.field(label).await?.send_keys(keys).await?) })
+            .await
+            .with_context(|| format!("typing into {label:?}"))
+    }
+
     /// Replaces what field `label` holds with `value`.
     pub async fn fill(&self, label: &str, value: &str) -> Result<()> {
         afresh(|| self.fill_once(label, value)).await
