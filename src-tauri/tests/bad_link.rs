@@ -19,7 +19,7 @@ use rxdesk_lib::ipc::{
 use rxdesk_sandbox::audit::{AuditReport, audit_data_dir};
 use rxdesk_sandbox::link::{FaultRates, Latency, LinkSettings, Operation, OperationSettings};
 use rxdesk_sandbox::{Config, Sandbox, Storage};
-use serde_json::Value;
+use serde_json::{Value, json};
 use support::*;
 use tauri::Listener;
 
@@ -467,36 +467,10 @@ fn cancelling_a_search_stops_it_and_answers_cancelled() {
 
 #[test]
 fn a_search_cancelled_while_its_session_is_renewed_leaves_the_renewed_session_to_the_next_call() {
-    let sandbox = sandbox();
-    let keyring = mock_keyring();
-    {
-        let app = TestApp::start(Options::new(&sandbox, &keyring));
-        app.sign_in_as(MO);
-    }
     // The network rejects the stored access token: the next call renews it.
-    let mut stored: Value = stored_session(&keyring).unwrap();
-    stored["at"] = serde_json::json!("rejected-token");
-    store_session(&keyring, ENV_ID, &stored);
-    let app = TestApp::start(Options::new(&sandbox, &keyring));
-    // The token endpoint rotates the refresh token 300 ms after the request
-    // and answers 300 ms later: the search is cancelled in between.
-    slow(&sandbox, Operation::Token, 600);
+    let (sandbox, _, app) = restarted_with_stored_session(|s| s["at"] = json!("rejected-token"));
 
-    let search = call_in_thread(
-        &app,
-        args::find_patients {
-            action: Some(ActionId("search-1".into())),
-            query: "Delgado".into(),
-        },
-    );
-    thread::sleep(Duration::from_millis(450));
-    let stopped = cancel_once_running(&app, "search-1");
-    let cancelled = search.join().unwrap();
-    clear_link(&sandbox);
-    let next: Vec<rxdesk_lib::ipc::PatientSummary> = app.invoke_ok(args::find_patients {
-        action: None,
-        query: "Delgado".into(),
-    });
+    let (stopped, cancelled, next) = search_cancelled_during_a_slow_renewal(&sandbox, &app);
 
     assert!(stopped && matches!(cancelled, Err(CommandError::Cancelled { .. })));
     assert_eq!(next.len(), 1, "the next search runs on the renewed session");
@@ -505,40 +479,46 @@ fn a_search_cancelled_while_its_session_is_renewed_leaves_the_renewed_session_to
 #[test]
 fn a_search_cancelled_while_the_stored_session_is_renewed_at_start_leaves_the_renewed_session_to_the_next_call()
  {
-    let sandbox = sandbox();
-    let keyring = mock_keyring();
-    {
-        let app = TestApp::start(Options::new(&sandbox, &keyring));
-        app.sign_in_as(MO);
-    }
     // The stored access token has expired: the app renews it as it restores
     // the session, on the first call.
-    let mut stored: Value = stored_session(&keyring).unwrap();
-    stored["exp"] = serde_json::json!(1);
-    store_session(&keyring, ENV_ID, &stored);
-    let app = TestApp::start(Options::new(&sandbox, &keyring));
-    // The token endpoint rotates the refresh token 300 ms after the request
-    // and answers 300 ms later: the search is cancelled in between.
-    slow(&sandbox, Operation::Token, 600);
+    let (sandbox, _, app) = restarted_with_stored_session(|s| s["exp"] = json!(1));
 
+    let (stopped, cancelled, next) = search_cancelled_during_a_slow_renewal(&sandbox, &app);
+
+    assert!(stopped && matches!(cancelled, Err(CommandError::Cancelled { .. })));
+    assert_eq!(next.len(), 1, "the next search runs on the renewed session");
+}
+
+/// A search whose session the network renews slowly, cancelled while the
+/// network has rotated the refresh token and not yet answered (the token
+/// endpoint rotates it 300 ms after the request and answers 300 ms later),
+/// then a second search on a good link. Answers whether the cancel took,
+/// the first search's answer and the second's patients.
+fn search_cancelled_during_a_slow_renewal(
+    sandbox: &Sandbox,
+    app: &TestApp,
+) -> (
+    bool,
+    Result<Vec<rxdesk_lib::ipc::PatientSummary>, CommandError>,
+    Vec<rxdesk_lib::ipc::PatientSummary>,
+) {
+    slow(sandbox, Operation::Token, 600);
     let search = call_in_thread(
-        &app,
+        app,
         args::find_patients {
             action: Some(ActionId("search-1".into())),
             query: "Delgado".into(),
         },
     );
     thread::sleep(Duration::from_millis(450));
-    let stopped = cancel_once_running(&app, "search-1");
+    let stopped = cancel_once_running(app, "search-1");
     let cancelled = search.join().unwrap();
-    clear_link(&sandbox);
-    let next: Vec<rxdesk_lib::ipc::PatientSummary> = app.invoke_ok(args::find_patients {
+    clear_link(sandbox);
+    let next = app.invoke_ok(args::find_patients {
         action: None,
         query: "Delgado".into(),
     });
-
-    assert!(stopped && matches!(cancelled, Err(CommandError::Cancelled { .. })));
-    assert_eq!(next.len(), 1, "the next search runs on the renewed session");
+    (stopped, cancelled, next)
 }
 
 #[test]

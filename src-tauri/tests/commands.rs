@@ -584,19 +584,11 @@ fn a_stored_session_this_version_cannot_read_is_removed_and_sign_in_asked_for_in
 #[test]
 fn a_stored_session_the_network_will_not_renew_at_start_is_removed_and_sign_in_asked_for_saying_it_expired()
  {
-    let sandbox = sandbox();
-    let keyring = mock_keyring();
-    {
-        let app = TestApp::start(Options::new(&sandbox, &keyring));
-        app.sign_in_as(MO);
-    }
     // Expired, with a refresh token the network does not know.
-    let mut stored: Value = stored_session(&keyring).unwrap();
-    stored["exp"] = json!(1);
-    stored["rt"] = json!("unknown-refresh-token");
-    store_session(&keyring, ENV_ID, &stored);
-
-    let app = TestApp::start(Options::new(&sandbox, &keyring));
+    let (_sandbox, keyring, app) = restarted_with_stored_session(|s| {
+        s["exp"] = json!(1);
+        s["rt"] = json!("unknown-refresh-token");
+    });
 
     let status = status(&app);
     assert_eq!(status.session, None);

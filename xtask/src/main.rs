@@ -450,7 +450,7 @@ fn test() -> Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::{cargo, free_gib};
 
     #[test]
@@ -460,7 +460,12 @@ mod tests {
 
         let cargo = cargo();
 
-        let removed: Vec<&std::ffi::OsStr> = cargo
+        assert_leaves_out_the_xtasks_variables(&cargo);
+    }
+
+    /// `cmd` removes three of the variables cargo set for the xtask.
+    pub(crate) fn assert_leaves_out_the_xtasks_variables(cmd: &std::process::Command) {
+        let removed: Vec<&std::ffi::OsStr> = cmd
             .get_envs()
             .filter_map(|(name, value)| value.is_none().then_some(name))
             .collect();

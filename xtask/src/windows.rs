@@ -439,13 +439,7 @@ mod tests {
 
         let cargo = windows_cargo("test");
 
-        let removed: Vec<&std::ffi::OsStr> = cargo
-            .get_envs()
-            .filter_map(|(name, value)| value.is_none().then_some(name))
-            .collect();
-        for name in ["CARGO_MANIFEST_DIR", "CARGO_PKG_NAME", "CARGO_PKG_VERSION"] {
-            assert!(removed.contains(&std::ffi::OsStr::new(name)), "{name}");
-        }
+        crate::tests::assert_leaves_out_the_xtasks_variables(&cargo);
         assert!(!crate::xtask_own_variable("CARGO_HOME"));
     }
 

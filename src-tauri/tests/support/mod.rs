@@ -103,6 +103,24 @@ pub fn sandbox() -> Sandbox {
     tauri::async_runtime::block_on(rxdesk_testkit::start_demo())
 }
 
+/// An app started again after a sign-in as MO, on the stored session as
+/// `change` leaves it; with its sandbox and keyring.
+pub fn restarted_with_stored_session(
+    change: impl FnOnce(&mut serde_json::Value),
+) -> (Sandbox, SessionStore, TestApp) {
+    let sandbox = sandbox();
+    let keyring = mock_keyring();
+    {
+        let app = TestApp::start(Options::new(&sandbox, &keyring));
+        app.sign_in_as(MO);
+    }
+    let mut stored = stored_session(&keyring).unwrap();
+    change(&mut stored);
+    store_session(&keyring, ENV_ID, &stored);
+    let app = TestApp::start(Options::new(&sandbox, &keyring));
+    (sandbox, keyring, app)
+}
+
 /// A keyring that survives app restarts within a test.
 pub fn mock_keyring() -> SessionStore {
     SessionStore::probe(keyring_core::mock::Store::new().unwrap())
