@@ -18,7 +18,13 @@
 ; Defines the xtask passes (from src-tauri/tauri.conf.json and the build):
 ; PRODUCT_NAME, IDENTIFIER, VERSION, APP_EXE, WEBVIEW2_LOADER, ICON, OUTFILE.
 
-Unicode true
+; A 64-bit setup program (NSIS's amd64-unicode stub and plugins, which Debian's
+; NSIS ships): Rx Desk is built for x64 only, and a 64-bit setup runs under
+; Wine's 64-bit half, where `cargo xtask windows setup` tries it (NSIS's
+; default 32-bit stub needs wine32). It writes the registry without WOW64
+; redirection, as the app reads it. (32-bit Windows now refuses the file
+; itself, before .onInit's "needs 64-bit Windows" could say so.)
+Target amd64-unicode
 ManifestDPIAware true
 SetCompressor /SOLID lzma
 RequestExecutionLevel user

@@ -16,6 +16,8 @@ mod upgrade;
 
 mod windows;
 
+mod wine_setup;
+
 const USAGE: &str = "\
 usage: cargo xtask <command>
 
@@ -36,8 +38,8 @@ commands:
           used, this version's installed over it, then the previous again; each
           launched and checked; removed at the end (as root; see --help)
   windows cross-build for Windows on this machine (Debian's toolchain, offline):
-          check (clippy), test (under Wine), installer (the setup .exe);
-          see --help
+          check (clippy), test (under Wine), installer (the setup .exe),
+          setup (the setup .exe installed and removed under Wine); see --help
 
 Missing Debian packages are installed with apt-get when run as root; otherwise the
 command to install them is printed.

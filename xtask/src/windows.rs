@@ -42,7 +42,7 @@ const DEBIAN_RUSTC: &str = "/usr/bin/rustc";
 const DEBIAN_CARGO_CLIPPY: &str = "/usr/bin/cargo-clippy";
 const MINGW_GCC: &str = "x86_64-w64-mingw32-gcc";
 /// Debian's `wine64` package leaves Wine off `PATH`.
-const WINE: &str = "/usr/lib/wine/wine64";
+pub(crate) const WINE: &str = "/usr/lib/wine/wine64";
 const WINESERVER: &str = "/usr/lib/wine/wineserver";
 
 /// The crates built for Windows. Left out: `xtask` (a developer's tool run on
@@ -57,7 +57,7 @@ const CHECKED: &[&str] = &["rxdesk-client", "rxdesk-sandbox", "rxdesk"];
 const TESTED: &[&str] = &["rxdesk-client", "rxdesk-sandbox"];
 
 const USAGE: &str = "\
-usage: cargo xtask windows <check|test|installer>
+usage: cargo xtask windows <check|test|installer|setup>
 
   check      clippy -D warnings of rxdesk-client, rxdesk-sandbox and the app
              (all targets) for x86_64-pc-windows-gnu
@@ -67,7 +67,12 @@ usage: cargo xtask windows <check|test|installer>
   installer  the production app (installer profile) and
              target/installers/windows/Rx Desk_<version>_x64-setup.exe,
              made offline by makensis from src-tauri/windows/installer.nsi
-  (no command: check, then test, then installer)
+  setup      the installer (made first), then tried under Wine in a fresh
+             prefix (target/windows/wine-setup): refused without the WebView2
+             runtime; setup /S with it (a registry stand-in) installs per user,
+             /S /UPDATE over it, uninstall.exe /S removes it all
+             (setup PATH: tries that setup program instead, built elsewhere)
+  (no command: check, then test, then setup)
 
 Builds go to target/windows/. Missing Debian packages are installed as root.
 ";
@@ -77,10 +82,11 @@ pub fn windows(args: &[String]) -> Result<()> {
         Some("check") => check(),
         Some("test") => test(),
         Some("installer") => installer().map(drop),
+        Some("setup") => setup(args.get(1).map(PathBuf::from)),
         None => {
             check()?;
             test()?;
-            installer().map(drop)
+            setup(None)
         }
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
@@ -228,7 +234,7 @@ fn wine_prefix() -> Result<PathBuf> {
 }
 
 /// Waits for the prefix's wineserver to write everything out and stop.
-fn stop_wine(prefix: &Path) {
+pub(crate) fn stop_wine(prefix: &Path) {
     let _ = Command::new(WINESERVER)
         .arg("-w")
         .env("WINEPREFIX", prefix)
@@ -331,6 +337,32 @@ pub fn installer() -> Result<PathBuf> {
         size as f64 / (1024.0 * 1024.0)
     );
     Ok(setup)
+}
+
+/// `cargo xtask windows setup [PATH]`: the setup program at `PATH`, or the
+/// one [`installer`] makes, tried under Wine (`wine_setup.rs`).
+fn setup(given: Option<PathBuf>) -> Result<()> {
+    packages()?;
+    let config = std::fs::read_to_string(root().join("src-tauri/tauri.conf.json"))
+        .context("cannot read src-tauri/tauri.conf.json")?;
+    let product = product(&config)?;
+    let built = target_dir()
+        .join(TARGET)
+        .join(crate::bundle::PROFILE)
+        .join("rxdesk.exe");
+    let (setup, app) = match given {
+        Some(path) => (path, None),
+        None => (installer()?, Some(built.as_path())),
+    };
+    crate::wine_setup::try_setup(
+        &setup,
+        target_dir().join("wine-setup"),
+        &crate::wine_setup::Expected {
+            name: &product.name,
+            version: &product.version,
+            app,
+        },
+    )
 }
 
 fn define(name: &str, path: &Path) -> OsString {
