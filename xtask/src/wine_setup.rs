@@ -201,35 +201,26 @@ pub fn try_setup(setup: &Path, prefix_dir: PathBuf, expected: &Expected) -> Resu
         "reg add of the WebView2 stand-in failed"
     );
 
-    let started = Instant::now();
-    let installed = prefix.wine_and_wait(&[setup_arg, "/S"])?;
-    ensure!(
-        installed.status.success(),
-        "setup /S ended with {}",
-        installed.status
+    // Installed, then updated over it as the updater runs it.
+    let installed = format!(
+        "setup /S installed per user into {} with the Start menu entry, rxdesk:// and Apps & features",
+        prefix.windows_install_dir(name)
     );
-    check_installed(&prefix, expected, &windows_app, &uninstall_key)?;
-    ok(
-        &format!(
-            "setup /S installed per user into {} with the Start menu entry, rxdesk:// and Apps & features",
-            prefix.windows_install_dir(name)
-        ),
-        started,
-    );
-
-    // An update, as the updater runs it.
-    let started = Instant::now();
-    let updated = prefix.wine_and_wait(&[setup_arg, "/S", "/UPDATE"])?;
-    ensure!(
-        updated.status.success(),
-        "setup /S /UPDATE over the installed copy ended with {}",
-        updated.status
-    );
-    check_installed(&prefix, expected, &windows_app, &uninstall_key)?;
-    ok(
-        "setup /S /UPDATE installed over it, everything in place",
-        started,
-    );
+    let updated = "setup /S /UPDATE installed over it, everything in place".to_owned();
+    for (switches, done) in [(&["/S"][..], installed), (&["/S", "/UPDATE"][..], updated)] {
+        let started = Instant::now();
+        let mut args = vec![setup_arg];
+        args.extend(switches);
+        let ran = prefix.wine_and_wait(&args)?;
+        ensure!(
+            ran.status.success(),
+            "setup {} ended with {}",
+            switches.join(" "),
+            ran.status
+        );
+        check_installed(&prefix, expected, &windows_app, &uninstall_key)?;
+        ok(&done, started);
+    }
 
     let started = Instant::now();
     let uninstaller = format!(r"{}\uninstall.exe", prefix.windows_install_dir(name));
